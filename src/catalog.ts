@@ -1,0 +1,153 @@
+import type { CallRecord } from './call-record.js'
+import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './core-options.js'
+import { defineTool } from './define-tool.js'
+import { ToolDefinitionError } from './errors.js'
+import { invoke, type Binding, type InvokeRequest, type InvokeResult, type PipelineEnv } from './pipeline.js'
+import { Scheduler } from './scheduler.js'
+import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
+
+export interface CatalogOptions {
+  readonly core?: CoreOptionsInput
+  /** Called with the record of every call that reached a known, active tool. */
+  readonly onRecord?: (record: CallRecord) => void
+}
+
+export interface BindOptions<App> {
+  readonly app: App
+  readonly execution?: { readonly signal?: AbortSignal }
+  /** The concurrency domain (a session id, else the principal); default `default`. */
+  readonly domain?: string
+  /** Plan mode: every tool that is not read-only is refused. */
+  readonly mode?: 'normal' | 'plan'
+  /** The explicit approval an escalating call needs. Absent means not approved. */
+  readonly escalationApproved?: boolean
+  /** The host's permission rules for this caller; `false` refuses with 403. */
+  readonly isPermitted?: (tool: AnyTool<App>) => boolean
+  readonly onRecord?: (record: CallRecord) => void
+}
+
+export interface Invoker {
+  invoke<T = unknown> (request: InvokeRequest): Promise<InvokeResult<T>>
+}
+
+/**
+ * The tools a gateway serves, in declaration order, and the one way to call them.
+ *
+ * @example
+ * import { z } from 'zod'
+ * import { defineToolCatalog } from 'toolgate'
+ * const catalog = defineToolCatalog([{
+ *   id: 'get_status', kind: 'read', description: 'Read the service status.',
+ *   inputSchema: z.object({}), outputSchema: z.string(),
+ *   isReadOnly: true, isConcurrencySafe: true,
+ *   authorize () {}, execute: () => 'ok',
+ * }])
+ * const tools = catalog.bind({ app: undefined, execution: { signal: AbortSignal.timeout(10_000) } })
+ * const { value } = await tools.invoke({ toolId: 'get_status', input: {} })
+ */
+export class ToolCatalog<App = unknown> {
+  readonly tools: readonly AnyTool<App>[]
+  readonly options: CoreOptions
+  readonly #byId: Map<string, AnyTool<App>>
+  readonly #env: PipelineEnv
+  readonly #shutdown = new AbortController()
+  readonly #inFlight = new Set<Promise<unknown>>()
+  #closing = false
+
+  constructor (tools: readonly AnyTool<App>[], options: CatalogOptions = {}) {
+    this.tools = Object.freeze([...tools])
+    this.#byId = new Map()
+    for (const tool of tools) {
+      if (this.#byId.has(tool.id)) {
+        const first = this.#byId.get(tool.id)!
+        throw new ToolDefinitionError(tool.id, 'id', `is declared twice${first.source === undefined ? '' : ` (first in ${first.source})`}`, tool.source)
+      }
+      this.#byId.set(tool.id, tool)
+    }
+    this.options = CoreOptionsSchema.parse(options.core ?? {})
+    this.#env = {
+      tools: this.#byId,
+      scheduler: new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
+      options: this.options,
+      shutdownSignal: this.#shutdown.signal,
+      isClosing: () => this.#closing,
+      track: call => { this.#inFlight.add(call); call.finally(() => this.#inFlight.delete(call)).catch(() => {}) },
+      observers: options.onRecord === undefined ? [] : [options.onRecord],
+    }
+  }
+
+  ids (): string[] {
+    return this.tools.map(tool => tool.id)
+  }
+
+  get (id: string): AnyTool<App> | undefined {
+    return this.#byId.get(id)
+  }
+
+  /** The tools offered to `app`, in declaration order (inactive ones are invisible). */
+  active (app: App): AnyTool<App>[] {
+    return this.tools.filter(tool => {
+      if (tool.active === undefined) return true
+      try { return tool.active(app) === true } catch { return false }
+    })
+  }
+
+  get scheduler (): Scheduler {
+    return this.#env.scheduler
+  }
+
+  get closing (): boolean {
+    return this.#closing
+  }
+
+  get inFlight (): number {
+    return this.#inFlight.size
+  }
+
+  /** Bind one caller's context; the invoker runs every call through the full pipeline. */
+  bind (options: BindOptions<App>): Invoker {
+    const binding: Binding<App> = {
+      app: options.app,
+      signal: options.execution?.signal,
+      domain: options.domain ?? 'default',
+      planMode: options.mode === 'plan',
+      escalationApproved: options.escalationApproved === true,
+      isPermitted: options.isPermitted,
+      onRecord: options.onRecord,
+    }
+    const env = this.#env
+    return {
+      invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => {
+        const call = invoke(env, binding, request)
+        env.track(call)
+        return call as Promise<InvokeResult<T>>
+      },
+    }
+  }
+
+  /**
+   * Refuse new calls (503), let calls in flight finish for up to `graceMs`, then abort the
+   * rest through their signals. Resolves when every call has settled.
+   */
+  async shutdown (graceMs: number): Promise<void> {
+    this.#closing = true
+    const drained = Promise.allSettled([...this.#inFlight])
+    let timer: NodeJS.Timeout | undefined
+    const graceOver = new Promise<void>(resolve => { timer = setTimeout(resolve, graceMs) })
+    await Promise.race([drained, graceOver])
+    clearTimeout(timer)
+    this.#shutdown.abort()
+    await Promise.allSettled([...this.#inFlight])
+  }
+}
+
+/**
+ * Define a catalog from tools or plain declarations: rejects duplicate ids, keeps order.
+ * See {@link ToolCatalog} for an example.
+ */
+export function defineToolCatalog<App = unknown> (
+  tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<never, never, App>>,
+  options?: CatalogOptions,
+): ToolCatalog<App> {
+  return new ToolCatalog(tools.map(tool => (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration))) as AnyTool<App>[], options)
+}

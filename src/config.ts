@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
+import { z } from 'zod'
+
+const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
+const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const list = z.union([z.array(z.string()), z.string().transform(v => v.split(',').map(s => s.trim()).filter(s => s !== ''))])
+const glob = z.string().regex(/^[a-z0-9_*?]+$/, 'a tool-id glob: lowercase letters, digits, _, * and ?')
+
+/** One API key: the SHA-256 hex digest of the key (never the key itself) and whom it names. */
+export const ApiKeySchema = z.object({
+  principal: z.string().min(1).max(128),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a 64-character lowercase hex SHA-256 digest'),
+  scopes: z.array(z.string().min(1)).default(['tools:read', 'tools:call']),
+}).strict()
+
+/** Allow and deny lists of tool-id globs for one principal (`*` matches every principal). */
+export const RuleSchema = z.object({
+  principal: z.string().min(1),
+  allow: z.array(glob).default([]),
+  deny: z.array(glob).default([]),
+}).strict()
+
+export const JwtSchema = z.object({
+  issuer: z.string().min(1),
+  audience: z.string().min(1),
+  algorithms: list.pipe(z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512'])).min(1)),
+  jwksUrl: z.url().optional(),
+  /** A PEM public key (SPKI) or, for HS* algorithms, a shared secret of at least 32 bytes. */
+  key: z.string().min(32).optional(),
+  scopeClaim: z.string().min(1).default('scope'),
+  clockToleranceSec: intFromEnv(0, 300).default(5),
+}).strict().refine(jwt => (jwt.jwksUrl === undefined) !== (jwt.key === undefined), 'exactly one of jwksUrl or key')
+
+/**
+ * Every setting, validated once at start-up. Environment variables win over the optional JSON
+ * file named by `CONFIG_FILE`; a bad value stops start-up with a message naming the setting.
+ */
+export const ConfigSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: intFromEnv(0, 65535).default(3000),
+  toolsDir: z.string().min(1).default('./tools'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  bodyLimit: intFromEnv(1, 64 * 1024 * 1024).default(1024 * 1024),
+  toolTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(120_000),
+  maxQueuePerSession: intFromEnv(0, 100_000).default(64),
+  queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(30_000),
+  shutdownGraceMs: intFromEnv(0, 10 * 60_000).default(10_000),
+  /** Turn authentication off on a non-loopback address: you take responsibility. */
+  authDisabled: boolFromEnv.default(false),
+  apiKeys: z.array(ApiKeySchema).default([]),
+  rules: z.array(RuleSchema).default([]),
+  jwt: JwtSchema.optional(),
+  metrics: boolFromEnv.default(true),
+  docs: boolFromEnv.default(true),
+}).strict()
+
+export type Config = z.output<typeof ConfigSchema>
+
+const ENV_KEYS: Record<string, keyof Config> = {
+  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit',
+  TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
+}
+
+export class ConfigError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+/**
+ * Read configuration from `env` (and `CONFIG_FILE`, when set). `API_KEYS` is
+ * `principal:sha256[:scope scope];...`; JWT settings are `JWT_ISSUER`, `JWT_AUDIENCE`,
+ * `JWT_ALGORITHMS`, `JWT_JWKS_URL` or `JWT_KEY`, `JWT_SCOPE_CLAIM`.
+ */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env, overrides: Partial<z.input<typeof ConfigSchema>> = {}): Config {
+  const raw: Record<string, unknown> = { ...readConfigFile(env.CONFIG_FILE) }
+  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined && env[name] !== '') raw[key] = env[name]
+  if (env.API_KEYS !== undefined && env.API_KEYS !== '') raw.apiKeys = parseApiKeys(env.API_KEYS)
+  const jwt = jwtFromEnv(env)
+  if (jwt !== undefined) raw.jwt = jwt
+  const parsed = ConfigSchema.safeParse({ ...raw, ...overrides })
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    throw new ConfigError(`invalid setting "${issue.path.join('.') || '(root)'}": ${issue.message}`)
+  }
+  checkExposure(parsed.data)
+  return parsed.data
+}
+
+function readConfigFile (path: string | undefined): Record<string, unknown> {
+  if (path === undefined || path === '') return {}
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'))
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('the file must hold a JSON object')
+    return value as Record<string, unknown>
+  } catch (error) {
+    throw new ConfigError(`invalid setting "CONFIG_FILE" (${path}): ${(error as Error).message}`)
+  }
+}
+
+function parseApiKeys (value: string): unknown[] {
+  return value.split(';').map(s => s.trim()).filter(s => s !== '').map(entry => {
+    const [principal, sha256, scopes] = entry.split(':')
+    return { principal, sha256, ...(scopes === undefined ? {} : { scopes: scopes.split(/[ ,]+/).filter(s => s !== '') }) }
+  })
+}
+
+function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+  if (env.JWT_ISSUER === undefined && env.JWT_AUDIENCE === undefined) return undefined
+  const jwt: Record<string, unknown> = { issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE, algorithms: env.JWT_ALGORITHMS ?? 'RS256,ES256' }
+  if (env.JWT_JWKS_URL !== undefined) jwt.jwksUrl = env.JWT_JWKS_URL
+  if (env.JWT_KEY !== undefined) jwt.key = env.JWT_KEY
+  if (env.JWT_SCOPE_CLAIM !== undefined) jwt.scopeClaim = env.JWT_SCOPE_CLAIM
+  return jwt
+}
+
+export function isLoopback (host: string): boolean {
+  if (host === 'localhost') return true
+  if (isIP(host) === 4) return host.startsWith('127.')
+  return host === '::1' || host === '[::1]'
+}
+
+/** Secure default: anonymous callers only on loopback, unless auth is turned off explicitly. */
+function checkExposure (config: Config): void {
+  const credentials = config.apiKeys.length > 0 || config.jwt !== undefined
+  if (!credentials && !config.authDisabled && !isLoopback(config.host)) {
+    throw new ConfigError(`invalid setting "HOST": ${config.host} is not a loopback address and no API_KEYS or JWT_* are configured; configure credentials or set AUTH_DISABLED=true`)
+  }
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod'
+
+/** The knobs of the in-process core; the server fills them from validated configuration. */
+export const CoreOptionsSchema = z.object({
+  /** Timeout of a tool that declares none. */
+  defaultTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(120_000),
+  /** Calls that may wait in one concurrency domain before more are refused with 429. */
+  maxQueuePerDomain: z.number().int().min(0).default(64),
+  /** Longest wait for a slot before a queued call is refused with 503. */
+  queueTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(30_000),
+  /**
+   * After a call's signal aborted, how long its slot stays held while the tool has not
+   * settled. Holding it keeps exclusivity; letting go in the end keeps a tool that ignores
+   * its signal from blocking its domain forever.
+   */
+  abandonGraceMs: z.number().int().min(0).default(5_000),
+})
+
+export type CoreOptions = z.output<typeof CoreOptionsSchema>
+export type CoreOptionsInput = z.input<typeof CoreOptionsSchema>

@@ -1,0 +1,159 @@
+import type { z } from 'zod'
+import { ToolDefinitionError } from './errors.js'
+import { snapshotSchema } from './schema-snapshot.js'
+import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type ToolDeclaration } from './tool.js'
+
+const ID = /^[a-z][a-z0-9_]{0,63}$/
+const KIND = /^[a-z][a-z0-9_-]{0,63}$/
+const REQUIRED_FUNCTIONS = ['authorize', 'execute'] as const
+const OPTIONAL_FUNCTIONS = ['parseOutput', 'active', 'resolve', 'debugSteps', 'touchedResourcesOf', 'mutatedResourcesOf'] as const
+const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempotencyKey'] as const
+const KNOWN_FIELDS = new Set<string>([
+  'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects',
+  'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs',
+  ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS,
+])
+
+export interface DefineOptions {
+  /** Where the declaration came from (a file), named in every error. */
+  readonly source?: string
+}
+
+/**
+ * Validate one tool declaration and return a frozen, detached copy of it: handlers bound to
+ * the declaration, schemas snapshotted so later mutation cannot widen what the tool accepts,
+ * effects sorted. Fails with a {@link ToolDefinitionError} naming the tool, file and field.
+ *
+ * @example
+ * import { z } from 'zod'
+ * import { defineTool } from 'toolgate'
+ * export default defineTool({
+ *   id: 'add',
+ *   kind: 'compute',
+ *   description: 'Add two numbers.',
+ *   inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *   outputSchema: z.object({ sum: z.number() }),
+ *   isReadOnly: true,
+ *   isConcurrencySafe: true,
+ *   authorize () {},
+ *   execute: ({ a, b }) => ({ sum: a + b }),
+ * })
+ */
+export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = unknown> (
+  declaration: ToolDeclaration<In, Out, App>,
+  options: DefineOptions = {},
+): Tool<In, Out, App> {
+  if (typeof declaration !== 'object' || declaration === null) {
+    throw new ToolDefinitionError('?', '(declaration)', 'must be an object', options.source)
+  }
+  const d = declaration as ToolDeclaration<In, Out, App> & Record<string, unknown>
+  const fail = (field: string, problem: string): never => {
+    throw new ToolDefinitionError(typeof d.id === 'string' ? d.id : '?', field, problem, options.source)
+  }
+
+  if (typeof d.id !== 'string' || !ID.test(d.id)) fail('id', `must match ${String(ID)}, got ${JSON.stringify(d.id)}`)
+  for (const key of Object.keys(d)) if (!KNOWN_FIELDS.has(key)) fail(key, 'is not a known declaration field')
+  if (typeof d.kind !== 'string' || !KIND.test(d.kind)) fail('kind', `must be a lowercase word matching ${String(KIND)}`)
+  if (typeof d.description !== 'string' || d.description.trim() === '') fail('description', 'must be a non-empty string')
+  if (d.shortDescription !== undefined && (typeof d.shortDescription !== 'string' || d.shortDescription.trim() === '')) {
+    fail('shortDescription', 'must be a non-empty string when present')
+  }
+  for (const field of ['inputSchema', 'outputSchema'] as const) {
+    const schema = d[field] as unknown as { safeParse?: unknown, _zod?: unknown } | undefined
+    if (typeof schema !== 'object' || schema === null || typeof schema.safeParse !== 'function' || schema._zod === undefined) {
+      fail(field, 'must be a zod (v4) schema')
+    }
+  }
+  for (const field of ['isReadOnly', 'isConcurrencySafe'] as const) {
+    if (typeof d[field] !== 'boolean') fail(field, 'must be a boolean')
+  }
+  for (const field of OPTIONAL_BOOLEANS) {
+    if (d[field] !== undefined && typeof d[field] !== 'boolean') fail(field, 'must be a boolean when present')
+  }
+  for (const field of REQUIRED_FUNCTIONS) if (typeof d[field] !== 'function') fail(field, 'must be a function')
+  for (const field of OPTIONAL_FUNCTIONS) {
+    if (d[field] !== undefined && typeof d[field] !== 'function') fail(field, 'must be a function when present')
+  }
+  const effects = checkEffects(d.effects, fail)
+  checkTimeout(d.timeoutMs, d.interactive === true, fail)
+  checkSelfConcurrency(declaration, fail)
+
+  const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
+  const outputSchema = snapshotSchema(d.outputSchema)
+  const tool: Record<string | symbol, unknown> = {
+    id: d.id,
+    kind: d.kind,
+    description: d.description,
+    shortDescription: d.shortDescription,
+    inputSchema: snapshotSchema(d.inputSchema),
+    outputSchema,
+    parseOutput: d.parseOutput === undefined ? (value: unknown) => outputSchema.parse(value) : bind(d.parseOutput),
+    effects: Object.freeze(effects),
+    effectsLabel: effects.length === 0 ? 'none' : effects.join(','),
+    isReadOnly: d.isReadOnly,
+    isConcurrencySafe: d.isConcurrencySafe,
+    timeoutMs: d.timeoutMs,
+    interactive: d.interactive === true,
+    supportsEscalation: d.supportsEscalation === true,
+    requiresIdempotencyKey: d.requiresIdempotencyKey === true,
+    source: options.source,
+    [DEFINED]: true,
+  }
+  for (const field of [...REQUIRED_FUNCTIONS, 'active', 'resolve', 'debugSteps', 'touchedResourcesOf', 'mutatedResourcesOf'] as const) {
+    tool[field] = bind(d[field])
+  }
+  copySelfConcurrency(declaration, tool)
+  return Object.freeze(tool) as unknown as Tool<In, Out, App>
+}
+
+function checkEffects (value: unknown, fail: (field: string, problem: string) => never): Effect[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) return fail('effects', `must be an array of ${EFFECTS.join(', ')}`)
+  for (const effect of value) {
+    if (!(EFFECTS as readonly unknown[]).includes(effect)) fail('effects', `has unknown effect ${JSON.stringify(effect)}; known: ${EFFECTS.join(', ')}`)
+  }
+  return [...new Set(value as Effect[])].sort()
+}
+
+function checkTimeout (value: unknown, interactive: boolean, fail: (field: string, problem: string) => never): void {
+  if (value === undefined) return
+  if (value === Infinity) {
+    if (!interactive) fail('timeoutMs', 'may be Infinity only for a tool declared interactive: true')
+    return
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail('timeoutMs', `must be a positive number of milliseconds, got ${String(value)}`)
+  if ((value as number) > 2 ** 31 - 1) fail('timeoutMs', 'must be at most 2147483647 ms (the timer limit), or Infinity for interactive tools')
+}
+
+function checkSelfConcurrency (declaration: object, fail: (field: string, problem: string) => never): void {
+  const descriptor = Object.getOwnPropertyDescriptor(declaration, 'selfConcurrency')
+  if (descriptor === undefined || descriptor.get !== undefined) return
+  const value: unknown = descriptor.value
+  if (value === undefined || typeof value === 'function') return
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    fail('selfConcurrency', `must be a whole number >= 1 or a getter, got ${String(value)}`)
+  }
+}
+
+/** A getter (accessor or function) stays live: the scheduler reads it at every call. */
+function copySelfConcurrency (declaration: object, tool: Record<string, unknown>): void {
+  const descriptor = Object.getOwnPropertyDescriptor(declaration, 'selfConcurrency')
+  if (descriptor === undefined) return
+  if (descriptor.get !== undefined) {
+    const get = descriptor.get.bind(declaration) as () => unknown
+    Object.defineProperty(tool, 'selfConcurrency', { get, enumerable: true })
+  } else {
+    tool.selfConcurrency = typeof descriptor.value === 'function' ? descriptor.value.bind(declaration) : descriptor.value
+  }
+}
+
+/** The concurrency limit of a tool right now; anything invalid reads as 1 (plain exclusive). */
+export function currentSelfConcurrency (tool: AnyTool): number {
+  let value: unknown
+  try {
+    value = typeof tool.selfConcurrency === 'function' ? tool.selfConcurrency() : tool.selfConcurrency
+  } catch {
+    return 1
+  }
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : 1
+}

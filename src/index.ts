@@ -1,0 +1,12 @@
+/**
+ * toolgate's core: declare tools, put them in a catalog, invoke them. No HTTP in here; the
+ * Fastify plugins under `plugins/` are thin adapters over these exports.
+ */
+export { defineTool, type DefineOptions } from './define-tool.js'
+export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogOptions, type Invoker } from './catalog.js'
+export type { InvokeRequest, InvokeResult } from './pipeline.js'
+export { ToolError, GatewayError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue } from './errors.js'
+export { EFFECTS, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type DebugContext, type DebugStep } from './tool.js'
+export { OUTCOMES, type Outcome, type CallRecord } from './call-record.js'
+export { CoreOptionsSchema, type CoreOptions } from './core-options.js'
+export { Scheduler, QueueFullError, type Lease, type Ticket } from './scheduler.js'

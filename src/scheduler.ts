@@ -1,0 +1,159 @@
+import type { ConcurrencyClass } from './tool.js'
+
+/** Held by a running call; releasing twice is harmless. */
+export interface Lease {
+  release (): void
+}
+
+/** A queued request: cancel it to leave the queue without ever starting. */
+export interface Ticket {
+  cancel (): void
+}
+
+export interface SchedulerOptions {
+  /** Calls that may wait in one domain; one more is refused with `QueueFullError`. */
+  readonly maxQueuePerDomain: number
+}
+
+export class QueueFullError extends Error {
+  constructor (readonly domain: string, readonly limit: number) {
+    super(`the queue of concurrency domain "${domain}" holds ${limit} calls already`)
+    this.name = 'QueueFullError'
+  }
+}
+
+interface Waiter {
+  readonly cls: ConcurrencyClass
+  readonly grant: (lease: Lease) => void
+  cancelled: boolean
+}
+
+/** What runs in one domain now, and who waits, first come first served. */
+class Domain {
+  shared = 0
+  exclusive = false
+  group: string | null = null
+  groupCount = 0
+  readonly queue: Waiter[] = []
+
+  canStart (cls: ConcurrencyClass): boolean {
+    if (this.exclusive) return false
+    switch (cls.type) {
+      case 'shared': return this.group === null
+      case 'exclusive': return this.shared === 0 && this.group === null
+      case 'group': return this.shared === 0 && (this.group === null || (this.group === cls.toolId && this.groupCount < cls.limit))
+    }
+  }
+
+  occupy (cls: ConcurrencyClass): void {
+    if (cls.type === 'shared') this.shared++
+    else if (cls.type === 'exclusive') this.exclusive = true
+    else { this.group = cls.toolId; this.groupCount++ }
+  }
+
+  vacate (cls: ConcurrencyClass): void {
+    if (cls.type === 'shared') this.shared--
+    else if (cls.type === 'exclusive') this.exclusive = false
+    else if (--this.groupCount === 0) this.group = null
+  }
+
+  get idle (): boolean {
+    return this.shared === 0 && !this.exclusive && this.group === null && this.queue.length === 0
+  }
+}
+
+/**
+ * The per-domain scheduler of CONTRACT section 3. Inside a domain, read-only concurrency-safe
+ * calls share; any other call runs alone; a `selfConcurrency` group runs up to its limit of its
+ * own calls. Admission is strictly in arrival order: a call that cannot start yet blocks those
+ * behind it, which is what guarantees that nothing starves. Idle domains are deleted, so a
+ * million one-off sessions leave nothing behind.
+ */
+export class Scheduler {
+  readonly #domains = new Map<string, Domain>()
+  readonly #options: SchedulerOptions
+
+  constructor (options: SchedulerOptions) {
+    this.#options = options
+  }
+
+  /**
+   * Ask for a slot. `grant` is called synchronously when the slot is free now, else later in
+   * arrival order. Throws `QueueFullError` when the domain's queue is at its bound.
+   */
+  request (domainKey: string, cls: ConcurrencyClass, grant: (lease: Lease) => void): Ticket {
+    let domain = this.#domains.get(domainKey)
+    if (domain === undefined) {
+      domain = new Domain()
+      this.#domains.set(domainKey, domain)
+    }
+    if (domain.queue.length === 0 && domain.canStart(cls)) {
+      grant(this.#lease(domainKey, domain, cls))
+      return NOOP_TICKET
+    }
+    if (domain.queue.length >= this.#options.maxQueuePerDomain) throw new QueueFullError(domainKey, this.#options.maxQueuePerDomain)
+    const waiter: Waiter = { cls, grant, cancelled: false }
+    domain.queue.push(waiter)
+    const owner = domain
+    return {
+      cancel: () => {
+        if (waiter.cancelled) return
+        waiter.cancelled = true
+        const index = owner.queue.indexOf(waiter)
+        if (index === -1) return
+        owner.queue.splice(index, 1)
+        // The head may have been what blocked the others.
+        if (index === 0) this.#pump(domainKey, owner)
+        else this.#forgetIfIdle(domainKey, owner)
+      },
+    }
+  }
+
+  /** Promise form of `request`, for callers that do not need the synchronous fast path. */
+  acquire (domainKey: string, cls: ConcurrencyClass): Promise<Lease> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.request(domainKey, cls, resolve)
+      } catch (error) {
+        reject(error)
+      }
+    })
+  }
+
+  /** Domains currently held in memory (running or queued calls). */
+  get domainCount (): number {
+    return this.#domains.size
+  }
+
+  queueLength (domainKey: string): number {
+    return this.#domains.get(domainKey)?.queue.length ?? 0
+  }
+
+  #lease (domainKey: string, domain: Domain, cls: ConcurrencyClass): Lease {
+    domain.occupy(cls)
+    let held = true
+    return {
+      release: () => {
+        if (!held) return
+        held = false
+        domain.vacate(cls)
+        this.#pump(domainKey, domain)
+      },
+    }
+  }
+
+  #pump (domainKey: string, domain: Domain): void {
+    while (domain.queue.length > 0 && domain.canStart(domain.queue[0]!.cls)) {
+      const waiter = domain.queue.shift()!
+      waiter.cancelled = true // granted: a late cancel must not touch the queue
+      waiter.grant(this.#lease(domainKey, domain, waiter.cls))
+    }
+    this.#forgetIfIdle(domainKey, domain)
+  }
+
+  #forgetIfIdle (domainKey: string, domain: Domain): void {
+    if (domain.idle && this.#domains.get(domainKey) === domain) this.#domains.delete(domainKey)
+  }
+}
+
+const NOOP_TICKET: Ticket = { cancel () {} }

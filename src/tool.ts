@@ -1,0 +1,96 @@
+import type { z } from 'zod'
+
+/** The declared side effects: the author's own account, a signal and never a gate. */
+export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
+export type Effect = (typeof EFFECTS)[number]
+
+/** One recorded sub-step of a finished call, written by `debugSteps`. */
+export interface DebugStep {
+  readonly name: string
+  readonly data?: unknown
+}
+
+/**
+ * What `authorize`, `execute` and `resolve` see of one call. `app` is whatever the host bound:
+ * over HTTP it carries the principal, scopes, request id, logger and concurrency domain.
+ */
+export interface ToolContext<App> {
+  readonly app: App
+  readonly toolId: string
+  readonly callId: string
+  /** Aborts on timeout, on the caller's cancellation and on shutdown. */
+  readonly signal: AbortSignal
+  /** True when this call asked for, and was granted, escalation. */
+  readonly escalated: boolean
+  readonly dryRun: boolean
+}
+
+export interface DebugContext {
+  /** Record one sub-step of the finished call into its record's `debugSteps`. */
+  step (name: string, data?: unknown): void
+}
+
+type MaybePromise<T> = T | Promise<T>
+
+/**
+ * A tool as its author writes it. Input and output types come from the zod schemas, so a tool
+ * file needs no type arguments. See CONTRACT.md section 1 for every field.
+ */
+export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType, App = unknown> {
+  readonly id: string
+  readonly kind: string
+  readonly description: string
+  readonly shortDescription?: string
+  readonly inputSchema: In
+  readonly outputSchema: Out
+  readonly parseOutput?: (value: unknown) => z.output<Out>
+  readonly effects?: readonly Effect[]
+  readonly isReadOnly: boolean
+  readonly isConcurrencySafe: boolean
+  /** A whole number >= 1, or a getter read at every call. */
+  readonly selfConcurrency?: number | (() => number)
+  readonly timeoutMs?: number
+  readonly interactive?: boolean
+  readonly supportsEscalation?: boolean
+  /** Callers must send an idempotency key; a call without one is refused. */
+  readonly requiresIdempotencyKey?: boolean
+  readonly active?: (app: App) => boolean
+  readonly authorize: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<void>
+  readonly execute: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<z.input<Out>>
+  readonly resolve?: (input: z.output<In>, ctx: ToolContext<App>) => unknown
+  readonly debugSteps?: (result: z.output<Out>, ctx: DebugContext) => void
+  readonly touchedResourcesOf?: (input: unknown) => readonly string[]
+  readonly mutatedResourcesOf?: (input: unknown) => readonly string[]
+}
+
+/**
+ * A defined tool: frozen, detached from its declaration, handlers bound, schemas snapshotted,
+ * defaults filled in. Only `defineTool` makes one.
+ */
+export interface Tool<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType, App = unknown>
+  extends Omit<ToolDeclaration<In, Out, App>, 'parseOutput' | 'effects'> {
+  readonly parseOutput: (value: unknown) => z.output<Out>
+  /** Sorted, without duplicates; empty when none were declared. */
+  readonly effects: readonly Effect[]
+  /** `effects` as the metrics label: comma-joined, or `none`. */
+  readonly effectsLabel: string
+  /** Where the declaration came from, for start-up errors (a file path, when the loader knows it). */
+  readonly source?: string
+  readonly [DEFINED]: true
+}
+
+export const DEFINED: unique symbol = Symbol.for('toolgate.defined')
+
+// eslint-style escape hatch kept to one place: catalogs hold tools of many shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool<App = any> = Tool<z.ZodType, z.ZodType, App>
+
+/** The scheduling class of a call, derived from the declaration at every call. */
+export type ConcurrencyClass =
+  | { readonly type: 'shared' }
+  | { readonly type: 'exclusive' }
+  | { readonly type: 'group', readonly toolId: string, readonly limit: number }
+
+export function isDefinedTool (value: unknown): value is AnyTool {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINED] === true
+}
