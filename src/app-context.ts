@@ -37,4 +37,4 @@ export interface GatewayApp {
 }
 
 /** Scopes a principal needs: listing and docs, and calling tools. */
-export const SCOPES = { read: 'tools:read', call: 'tools:call' } as const
+export const SCOPES = { read: 'tools:read', call: 'tools:call', escalate: 'tools:escalate' } as const

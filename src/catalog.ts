@@ -146,7 +146,8 @@ export class ToolCatalog<App = unknown> {
  * See {@link ToolCatalog} for an example.
  */
 export function defineToolCatalog<App = unknown> (
-  tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<never, never, App>>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+  tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>,
   options?: CatalogOptions,
 ): ToolCatalog<App> {
   return new ToolCatalog(tools.map(tool => (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration))) as AnyTool<App>[], options)

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import type { GatewayApp, GatewayFacts } from '../src/app-context.js'
+import type { Config } from '../src/config.js'
+import { defineToolCatalog, type AnyTool, type ToolCatalog } from '../src/index.js'
+import { GatewayMetrics } from '../src/metrics.js'
+import { healthRoutes } from './health.js'
+import { metricsPlugin } from './metrics.js'
+import { openApiPlugin } from './openapi.js'
+import { problemPlugin } from './problem.js'
+import { requestIdOf, requestIdPlugin } from './request-id.js'
+import { toolRoutes } from './tool-routes.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    catalog: ToolCatalog<GatewayApp>
+    gatewayMetrics: GatewayMetrics
+  }
+}
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+export interface BuildOptions {
+  readonly config: Config
+  readonly tools: readonly AnyTool[]
+  /** Fastify's logger option; the server passes pino settings, tests usually `false`. */
+  readonly logger?: FastifyServerOptions['logger']
+}
+
+/**
+ * Assemble the gateway. Never listens: the server entry, the tests, the OpenAPI generator and
+ * the benchmark all build the same app. Plugins are registered in a visible order.
+ */
+export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const metrics = new GatewayMetrics(options.tools)
+  const catalog = defineToolCatalog<GatewayApp>(options.tools as AnyTool<GatewayApp>[], {
+    core: {
+      defaultTimeoutMs: config.toolTimeoutMs,
+      maxQueuePerDomain: config.maxQueuePerSession,
+      queueTimeoutMs: config.queueTimeoutMs,
+    },
+    onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
+  })
+  const facts: GatewayFacts = {
+    version: VERSION,
+    startedAt: Date.now(),
+    toolIds: () => catalog.ids(),
+    inFlight: () => catalog.inFlight,
+  }
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.bodyLimit,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    // One log line per request, ours (onResponse below), with the tool and its outcome.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 128 },
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorate('catalog', catalog)
+  app.decorate('gatewayMetrics', metrics)
+  app.decorateRequest('callRecord', null)
+
+  await app.register(problemPlugin)
+  await app.register(requestIdPlugin)
+  await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
+  if (config.metrics) await app.register(metricsPlugin, { metrics })
+  await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
+  await app.register(toolRoutes, {
+    catalog,
+    facts,
+    auth: { config, onFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+  })
+  // Tool calls log their own line (tool-routes); every other request logs here.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.callRecord !== null) return
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+  })
+  app.addHook('onClose', async () => { await catalog.shutdown(0) })
+  return app
+}

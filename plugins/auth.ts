@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Principal } from '../src/app-context.js'
+import { createAuthenticator, createPermissionRules } from '../src/auth/index.js'
+import type { Config } from '../src/config.js'
+import { GatewayError } from '../src/index.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; set by the authentication hook of the scope that needs it. */
+    principal: Principal
+  }
+  interface FastifyInstance {
+    /** May this principal call this tool, by the configured allow/deny rules? */
+    isPermitted: (principalId: string, toolId: string) => boolean
+  }
+}
+
+export interface AuthOptions {
+  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules'>
+  /** Told of every failed authentication, with a bounded reason (for metrics). */
+  readonly onFailure?: (reason: string, request: FastifyRequest) => void
+}
+
+/**
+ * Authentication for the scope it is registered in, and only that scope (encapsulation, not
+ * URL matching): it runs in `onRequest`, before the body is even read.
+ */
+export const authPlugin = fp(async function auth (app: FastifyInstance, options: AuthOptions) {
+  const authenticate = createAuthenticator(options.config)
+  app.decorateRequest('principal', null as unknown as Principal)
+  app.decorate('isPermitted', createPermissionRules(options.config.rules))
+  app.addHook('onRequest', async request => {
+    try {
+      request.principal = await authenticate({
+        authorization: request.headers.authorization,
+        'x-api-key': single(request.headers['x-api-key']),
+      })
+    } catch (error) {
+      if (error instanceof GatewayError && options.onFailure !== undefined) {
+        options.onFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
+      }
+      throw error
+    }
+  })
+}, { name: 'toolgate-auth' })
+
+function single (value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}

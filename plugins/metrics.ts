@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Outcome } from '../src/index.js'
+import type { GatewayMetrics } from '../src/metrics.js'
+
+/** Outcomes of tool-route failures that happen before the pipeline (auth, transport). */
+const OUTCOME_BY_STATUS: Record<number, Outcome> = {
+  400: 'invalid_input', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 409: 'conflict',
+  413: 'invalid_input', 415: 'invalid_input', 429: 'rate_limited', 503: 'unavailable',
+}
+
+/** `GET /metrics`, and counting of tool-route requests that never reached the pipeline. */
+export const metricsPlugin = fp(async function metrics (app: FastifyInstance, options: { metrics: GatewayMetrics }) {
+  const { metrics: gatewayMetrics } = options
+  app.addHook('onResponse', async (request, reply) => {
+    const toolId = request.routeOptions.config.toolId
+    if (toolId === undefined || request.callRecord !== null) return
+    gatewayMetrics.observeOutcome(toolId, OUTCOME_BY_STATUS[reply.statusCode] ?? 'internal', reply.elapsedTime / 1000)
+  })
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const body = await gatewayMetrics.registry.metrics()
+    return reply.type(gatewayMetrics.registry.contentType).send(body)
+  })
+}, { name: 'toolgate-metrics' })

@@ -1,0 +1,118 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import { ERRORS, GatewayError, ToolgateError, type ErrorCode } from '../src/index.js'
+
+export const PROBLEM_TYPE = 'application/problem+json'
+
+/** RFC 9457 body. `type` is a URN per code, so clients can switch on it or on `code`. */
+export interface ProblemBody {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: string
+  instance?: string
+  [extension: string]: unknown
+}
+
+/** Fastify's own error codes, mapped into the catalogue. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'TOOLGATE_MALFORMED_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'TOOLGATE_MALFORMED_REQUEST',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'TOOLGATE_MALFORMED_REQUEST',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'TOOLGATE_PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'TOOLGATE_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'TOOLGATE_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_VALIDATION: 'TOOLGATE_INVALID_INPUT',
+}
+/** Extensions that are headers, not body members. */
+const HEADER_EXTENSIONS = new Set(['wwwAuthenticate', 'retryAfter', 'allow', 'reason'])
+
+/** Turn any failure into a `ToolgateError` from the catalogue or the tool's own family. */
+export function toToolgateError (error: unknown): ToolgateError {
+  if (error instanceof ToolgateError) return error
+  const fastifyError = error as Partial<FastifyError> & { body?: unknown }
+  const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
+  if (code !== undefined) return new GatewayError(code, safeFastifyDetail(code, fastifyError))
+  // JSON.parse's prototype-poisoning guard (secure-json-parse) throws a SyntaxError of its own.
+  if (error instanceof SyntaxError) return new GatewayError('TOOLGATE_MALFORMED_REQUEST', error.message)
+  const status = fastifyError.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new GatewayError('TOOLGATE_MALFORMED_REQUEST', fastifyError.message ?? 'bad request')
+  }
+  return new GatewayError('TOOLGATE_INTERNAL', undefined, {}, { cause: error })
+}
+
+function safeFastifyDetail (code: ErrorCode, error: Partial<FastifyError>): string {
+  if (code === 'TOOLGATE_PAYLOAD_TOO_LARGE') return 'the request body is larger than the configured limit'
+  if (code === 'TOOLGATE_UNSUPPORTED_MEDIA_TYPE') return 'tool calls take Content-Type: application/json'
+  return error.message ?? ERRORS[code].title
+}
+
+/** Codes whose message may name internals: the caller gets a generic detail, the log the real one. */
+const GENERIC_DETAIL = new Set<string>(['TOOLGATE_INTERNAL', 'TOOLGATE_TOOL_BAD_DEFINITION'])
+
+function body500Title (error: ToolgateError): string {
+  return ERRORS[error.code as ErrorCode].title
+}
+
+/** Render the problem body; 5xx details are generic, the real one goes to the log. */
+export function problemOf (error: ToolgateError, requestId: string): ProblemBody {
+  const status = error.status
+  const body: ProblemBody = {
+    type: `urn:toolgate:error:${error.code}`,
+    title: error instanceof GatewayError ? error.title : 'Tool error',
+    status,
+    detail: GENERIC_DETAIL.has(error.code) ? `${body500Title(error)}; the gateway log has the details under request ${requestId}` : error.message,
+    code: error.code,
+    instance: `urn:toolgate:request:${requestId}`,
+  }
+  for (const [key, value] of Object.entries(error.extensions)) {
+    if (!HEADER_EXTENSIONS.has(key) && !(key in body)) body[key] = value
+  }
+  return body
+}
+
+export function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown): FastifyReply {
+  const error = toToolgateError(failure)
+  const { extensions } = error
+  if (typeof extensions.wwwAuthenticate === 'string') void reply.header('WWW-Authenticate', extensions.wwwAuthenticate)
+  if (typeof extensions.retryAfter === 'number') void reply.header('Retry-After', String(extensions.retryAfter))
+  if (typeof extensions.allow === 'string') void reply.header('Allow', extensions.allow)
+  if (error.status >= 500) request.log.error({ err: error.cause ?? failure, code: error.code }, error.message)
+  return reply.code(error.status).type(PROBLEM_TYPE).send(problemOf(error, request.id))
+}
+
+/**
+ * The one error handler: every failure, Fastify's own included, leaves as problem+json, and
+ * unknown routes are 404 (or 405 with `Allow` when the path exists under another method).
+ */
+export const problemPlugin = fp(async function problem (app: FastifyInstance) {
+  app.setErrorHandler(function onError (error, request, reply) {
+    return sendProblem(reply, request, error)
+  })
+  // Which methods a path has, to tell 405 from 404: our own router fed by every route added.
+  const routes = FindMyWay()
+  app.addHook('onRoute', route => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && routes.find(method as HTTPMethod, route.url) === null) routes.on(method as HTTPMethod, route.url, () => {})
+    }
+  })
+  app.setNotFoundHandler(function onNotFound (request, reply) {
+    const allowed = allowedMethods(routes, request.url)
+    if (allowed.length > 0) {
+      return sendProblem(reply, request, new GatewayError('TOOLGATE_METHOD_NOT_ALLOWED', `${request.method} is not allowed here`, { allow: allowed.join(', ') }))
+    }
+    return sendProblem(reply, request, new GatewayError('TOOLGATE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`))
+  })
+}, { name: 'toolgate-problem' })
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+function allowedMethods (routes: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, url: string): string[] {
+  const path = url.split('?')[0]!
+  const allowed: string[] = METHODS.filter(method => routes.find(method, path) !== null)
+  if (allowed.includes('GET')) allowed.push('HEAD')
+  return allowed
+}

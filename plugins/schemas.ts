@@ -1,0 +1,49 @@
+import { z } from 'zod'
+import { ERRORS } from '../src/index.js'
+
+/** RFC 9457 problem details, as every error of the gateway is sent. */
+export const ProblemSchema = z.looseObject({
+  type: z.string().describe('A URN naming the error: urn:toolgate:error:<code>'),
+  title: z.string(),
+  status: z.number().int().describe('Equal to the HTTP status'),
+  detail: z.string(),
+  code: z.string().describe('Stable machine code: TOOLGATE_* for the gateway, the tool\'s own code for a ToolError'),
+  instance: z.string().optional(),
+  errors: z.array(z.object({ pointer: z.string(), message: z.string(), code: z.string() })).optional()
+    .describe('For 400: every input issue, with a JSON pointer into the request body'),
+  outcome: z.literal('unknown').optional()
+    .describe('The call may or may not have taken effect: check state before retrying'),
+}).meta({ id: 'Problem', description: 'An RFC 9457 problem (application/problem+json)' })
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request: invalid input or options', 401: 'Authentication required', 403: 'Forbidden',
+  404: 'Not found or not active for this caller', 409: 'Conflict', 413: 'Body too large', 415: 'Unsupported media type',
+  422: 'Rejected', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
+  500: 'Internal error or tool failure', 502: 'The tool returned invalid output', 503: 'Unavailable (see Retry-After)',
+  504: 'The tool timed out',
+}
+
+/** Every status the gateway's catalogue can produce, as problem+json responses for the OpenAPI document. */
+export function problemResponses (statuses: readonly number[]): Record<number, { description: string, content: Record<string, { schema: typeof ProblemSchema }> }> {
+  const responses: Record<number, { description: string, content: Record<string, { schema: typeof ProblemSchema }> }> = {}
+  for (const status of statuses) {
+    responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: ProblemSchema } } }
+  }
+  return responses
+}
+
+/** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
+export const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
+
+export const SessionHeaders = z.object({
+  'x-session-id': z.string().regex(/^[\w.:@-]{1,128}$/).optional()
+    .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
+})
+
+const flag = z.enum(['true', 'false']).transform(v => v === 'true')
+
+export const CallQuery = z.object({
+  mode: z.enum(['normal', 'plan']).optional().describe('plan: only read-only tools run; others are refused with 403'),
+  dryRun: flag.optional().describe('true: validate and authorize, return what the call would do, execute nothing'),
+  escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and the tools:escalate scope'),
+})

@@ -1,0 +1,61 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Principal } from '../app-context.js'
+import { ConfigError, type Config } from '../config.js'
+
+/** One configured API key: its principal, scopes and the SHA-256 hex digest of the key. */
+export type ApiKey = Config['apiKeys'][number]
+
+/** The SHA-256 hex digest of an API key, the form `API_KEYS` stores. */
+export function hashApiKey (key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex')
+}
+
+interface StoredKey {
+  readonly digest: Buffer
+  readonly principal: Principal
+}
+
+/**
+ * Build the lookup of presented API keys. The presented key is hashed first, so every
+ * comparison is between two 32-byte digests: `timingSafeEqual` never sees unequal lengths, and
+ * the presented key's length changes nothing but the hashing time. Every stored digest is
+ * compared on every call, so the time taken does not tell which entry matched.
+ *
+ * @example
+ * const verify = createApiKeyVerifier([{ principal: 'ci', sha256: hashApiKey('s3cret'), scopes: ['tools:read'] }])
+ * verify('s3cret')?.id // 'ci'
+ * verify('guess')      // undefined
+ */
+export function createApiKeyVerifier (keys: readonly ApiKey[]): (presentedKey: string) => Principal | undefined {
+  const stored = keys.map(storedKey)
+  rejectSharedKeys(keys)
+  return presentedKey => {
+    const digest = createHash('sha256').update(presentedKey, 'utf8').digest()
+    let match: Principal | undefined
+    for (const entry of stored) {
+      const equal = timingSafeEqual(digest, entry.digest)
+      match = equal ? entry.principal : match
+    }
+    return match
+  }
+}
+
+function storedKey (key: ApiKey): StoredKey {
+  const digest = Buffer.from(key.sha256, 'hex')
+  if (digest.length !== 32) throw new ConfigError(`invalid setting "apiKeys": the key of "${key.principal}" is not a SHA-256 hex digest`)
+  const principal: Principal = Object.freeze({ id: key.principal, scopes: Object.freeze([...key.scopes]), via: 'api-key' })
+  return { digest, principal }
+}
+
+/** One key naming two principals would make the caller's identity depend on list order. */
+function rejectSharedKeys (keys: readonly ApiKey[]): void {
+  const owners = new Map<string, string>()
+  for (const key of keys) {
+    const digest = key.sha256.toLowerCase()
+    const owner = owners.get(digest)
+    if (owner !== undefined && owner !== key.principal) {
+      throw new ConfigError(`invalid setting "apiKeys": principals "${owner}" and "${key.principal}" share one key`)
+    }
+    owners.set(digest, key.principal)
+  }
+}

@@ -1,0 +1,20 @@
+import * as crypto from 'node:crypto'
+import { expect, it, vi } from 'vitest'
+import { createApiKeyVerifier, hashApiKey } from '../../src/auth/index.js'
+
+vi.mock('node:crypto', async importOriginal => {
+  const actual = await importOriginal<typeof import('node:crypto')>()
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
+})
+
+it('compares the presented key with every stored digest, even after a match', () => {
+  const keys = ['first', 'second', 'third'].map(name => ({ principal: name, sha256: hashApiKey(`${name}-key`), scopes: [] }))
+  const verify = createApiKeyVerifier(keys)
+  const timingSafeEqual = vi.mocked(crypto.timingSafeEqual)
+  timingSafeEqual.mockClear()
+
+  expect(verify('first-key')?.id).toBe('first')
+
+  expect(timingSafeEqual).toHaveBeenCalledTimes(3)
+  for (const [a, b] of timingSafeEqual.mock.calls) expect([(a as Buffer).length, (b as Buffer).length]).toEqual([32, 32])
+})

@@ -1,0 +1,88 @@
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool } from '../../src/index.js'
+import type { FastifyRequest } from 'fastify'
+import { auth, KEYS, testApp } from './helpers.js'
+
+/** A tool that reports when its signal aborts. */
+function watchedTool (onAbort: () => void) {
+  return defineTool({
+    id: 'watched', kind: 'write', description: 'Waits until aborted or 5 s.', isReadOnly: false, isConcurrencySafe: false,
+    inputSchema: z.object({ ms: z.number() }), outputSchema: z.object({ done: z.boolean() }), authorize () {},
+    execute: ({ ms }, ctx) => new Promise(resolve => {
+      const timer = setTimeout(() => resolve({ done: true }), ms)
+      ctx.signal.addEventListener('abort', () => { clearTimeout(timer); onAbort() })
+    }),
+  })
+}
+
+function post (port: number, path: string, body: object): { done: Promise<{ status: number, body: string }>, destroy: () => void } {
+  const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...auth(KEYS.admin), 'content-type': 'application/json' } })
+  const done = new Promise<{ status: number, body: string }>((resolve, reject) => {
+    req.on('response', res => {
+      let text = ''
+      res.on('data', chunk => { text += String(chunk) })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: text }) })
+    })
+    req.on('error', reject)
+  })
+  req.end(JSON.stringify(body))
+  return { done, destroy: () => req.destroy() }
+}
+
+describe('lifecycle over a real socket', () => {
+  it('a client that disconnects aborts the tool signal; the call is recorded as cancelled, outcome unknown for a tool that changes state', async () => {
+    let aborted = false
+    const app = await testApp({}, [watchedTool(() => { aborted = true })])
+    const requests: FastifyRequest[] = []
+    app.addHook('onRequest', async request => { requests.push(request) })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const call = post(port, '/tools/watched', { ms: 5000 })
+    call.done.catch(() => {})
+    await sleep(100)
+    call.destroy()
+    await sleep(100)
+    expect(aborted).toBe(true)
+    const records = requests.map(r => r.callRecord).filter(r => r !== null)
+    expect(records.map(r => [r.code, r.outcome])).toEqual([['TOOLGATE_CANCELLED', 'unknown']])
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+    expect(metrics.body).toMatch(/toolgate_tool_calls_total\{tool="watched",kind="write",effects="none",outcome="unknown"\} 1/)
+  })
+
+  it('graceful shutdown: readiness turns false, new calls get 503, calls in flight finish', async () => {
+    const app = await testApp({}, [watchedTool(() => {})])
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const inFlight = post(port, '/tools/watched', { ms: 300 })
+    await sleep(50)
+    const shutdown = app.catalog.shutdown(2000)
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503)
+    const refused = await post(port, '/tools/watched', { ms: 1 }).done
+    expect(refused.status).toBe(503)
+    expect(JSON.parse(refused.body).code).toBe('TOOLGATE_UNAVAILABLE')
+    const finished = await inFlight.done
+    expect(finished.status).toBe(200)
+    expect(JSON.parse(finished.body)).toEqual({ done: true })
+    await shutdown
+  })
+
+  it('graceful shutdown aborts what outlives the grace period', async () => {
+    let aborted = false
+    const app = await testApp({}, [watchedTool(() => { aborted = true })])
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const inFlight = post(port, '/tools/watched', { ms: 5000 })
+    await sleep(50)
+    const started = performance.now()
+    await app.catalog.shutdown(200)
+    expect(performance.now() - started).toBeLessThan(600)
+    expect(aborted).toBe(true)
+    const response = await inFlight.done
+    expect(response.status).toBe(503)
+    expect(JSON.parse(response.body).outcome).toBe('unknown')
+  })
+})

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+/** Start the real server entry; `onListening` runs once it logs its address. */
+function startServer (env: Record<string, string>, onListening?: (address: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Run> {
+  const child = spawn(tsx, ['plugins/server.ts'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env } })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', chunk => {
+    stdout += String(chunk)
+    const match = /"address":"(http:\/\/[^"]+)"/.exec(stdout)
+    if (match !== null && onListening !== undefined) {
+      const once = onListening
+      onListening = undefined
+      once(match[1]!, signal => child.kill(signal))
+    }
+  })
+  child.stderr.on('data', chunk => { stderr += String(chunk) })
+  return new Promise(resolve => child.on('exit', code => { resolve({ code, stdout, stderr }) }))
+}
+
+describe('the server entry', () => {
+  it('serves the shipped tools and exits 0 on SIGTERM', async () => {
+    let health = 0
+    const run = await startServer({}, (address, kill) => {
+      void fetch(`${address}/healthz`).then(r => { health = r.status }).finally(() => kill('SIGTERM'))
+    })
+    expect(health).toBe(200)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('"msg":"stopped"')
+  })
+
+  it('refuses to start on a non-loopback address without credentials, naming the setting', async () => {
+    const run = await startServer({ HOST: '0.0.0.0' })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('invalid setting "HOST"')
+  })
+
+  it('a bad setting stops start-up with a message naming it', async () => {
+    const run = await startServer({ PORT: 'eighty' })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('invalid setting "port"')
+  })
+
+  it('a broken tool module stops start-up naming the file', async () => {
+    const run = await startServer({ TOOLS_DIR: 'test/fixtures/broken-tools' })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/broken\.ts: import failed: this module is broken on purpose/)
+  })
+
+  it('a bad declaration stops start-up naming the tool, the field and the file', async () => {
+    const run = await startServer({ TOOLS_DIR: 'test/fixtures/bad-declaration-tools' })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/tool "bad_timeout" \(.*bad\.ts\): field "timeoutMs"/)
+  })
+})
