@@ -1,0 +1,44 @@
+/**
+ * Fill the generated sections of README.md (the error table, the shipped tools) from the code.
+ * `--check` fails when the README is out of date; a test runs the same comparison.
+ */
+import { readFile, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { ERROR_TABLE_MARKDOWN } from '../plugins/error-table.js'
+import { loadToolsFromDir } from '../src/loader.js'
+import { summaryOf } from '../src/tool-listing.js'
+
+const readmePath = fileURLToPath(new URL('../README.md', import.meta.url))
+const toolsDir = fileURLToPath(new URL('../tools', import.meta.url))
+
+async function toolsTable (): Promise<string> {
+  const tools = await loadToolsFromDir(toolsDir)
+  return [
+    '| tool | kind | effects | read-only | what it does |',
+    '|---|---|---|---|---|',
+    ...tools.map(t => `| \`${t.id}\` | ${t.kind} | ${t.effects.length === 0 ? 'none declared' : t.effects.join(', ')} | ${t.isReadOnly ? 'yes' : 'no'} | ${summaryOf(t).replaceAll('|', '\\|')} |`),
+  ].join('\n')
+}
+
+function fill (text: string, name: string, content: string): string {
+  const pattern = new RegExp(`(<!-- ${name}:start -->\\n)[\\s\\S]*?(<!-- ${name}:end -->)`)
+  return text.replace(pattern, `$1${content}\n$2`)
+}
+
+export async function renderReadme (): Promise<{ current: string, rendered: string }> {
+  const current = await readFile(readmePath, 'utf8')
+  const rendered = fill(fill(current, 'errors', ERROR_TABLE_MARKDOWN), 'tools', await toolsTable())
+  return { current, rendered }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { current, rendered } = await renderReadme()
+  if (process.argv.includes('--check')) {
+    if (current !== rendered) {
+      console.error('README.md is out of date: run `npm run readme`')
+      process.exit(1)
+    }
+  } else {
+    await writeFile(readmePath, rendered)
+  }
+}

@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { AUDIENCE, esKeys, ISSUER, sign, type EsKeys } from '../auth/helpers.js'
+import { testApp } from './helpers.js'
+import { expectProblem } from './problem-shape.js'
+
+let keys: EsKeys
+let otherKeys: EsKeys
+beforeAll(async () => { [keys, otherKeys] = await Promise.all([esKeys(), esKeys()]) })
+
+const jwtApp = () => testApp({ apiKeys: [], jwt: { issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'], key: keys.pem } })
+const callWith = (token: string) => ({ method: 'POST' as const, url: '/tools/echo', headers: { authorization: `Bearer ${token}` }, payload: { text: 'hi' } })
+const base64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+describe('JWT bearer tokens over HTTP', () => {
+  it('a valid token calls the tool as its subject', async () => {
+    const app = await jwtApp()
+    const response = await app.inject(callWith(await sign(keys.privateKey, { scope: 'tools:read tools:call' })))
+    expect(response.statusCode).toBe(200)
+  })
+
+  it('an expired token is 401 with error="invalid_token"', async () => {
+    const app = await jwtApp()
+    const response = await app.inject(callWith(await sign(keys.privateKey, undefined, { expiresAt: Math.floor(Date.now() / 1000) - 600 })))
+    expectProblem(response, 401, 'TOOLGATE_UNAUTHENTICATED')
+    expect(response.headers['www-authenticate']).toContain('error="invalid_token"')
+    expect(response.headers['www-authenticate']).toContain('expired')
+  })
+
+  it('a token for another audience is 401', async () => {
+    const app = await jwtApp()
+    expectProblem(await app.inject(callWith(await sign(keys.privateKey, undefined, { audience: 'someone-else' }))), 401, 'TOOLGATE_UNAUTHENTICATED')
+  })
+
+  it('an alg:none token is 401', async () => {
+    const app = await jwtApp()
+    const now = Math.floor(Date.now() / 1000)
+    const token = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 'mallory', iss: ISSUER, aud: AUDIENCE, exp: now + 600, scope: 'tools:call' })}.`
+    expectProblem(await app.inject(callWith(token)), 401, 'TOOLGATE_UNAUTHENTICATED')
+  })
+
+  it('a token signed with another key is 401', async () => {
+    const app = await jwtApp()
+    expectProblem(await app.inject(callWith(await sign(otherKeys.privateKey))), 401, 'TOOLGATE_UNAUTHENTICATED')
+  })
+
+  it('a token without the tools:call scope is 403 with error="insufficient_scope"', async () => {
+    const app = await jwtApp()
+    const response = await app.inject(callWith(await sign(keys.privateKey, { scope: 'tools:read' })))
+    expectProblem(response, 403, 'TOOLGATE_FORBIDDEN')
+    expect(response.headers['www-authenticate']).toContain('error="insufficient_scope"')
+  })
+})
