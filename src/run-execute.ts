@@ -86,6 +86,9 @@ export function runExecute<App> (
       settled = Promise.reject(thrown)
     }
     signal.addEventListener('abort', onAbort, { once: true })
+    // execute may have aborted the signal synchronously (say, by aborting the caller's
+    // controller); a listener added after that never fires, so the call would hang.
+    if (signal.aborted) onAbort()
     settled.then(
       value => { if (!done) lease.release(); finish({ type: 'value', value }) },
       (thrown: unknown) => { if (!done) lease.release(); finish({ type: 'thrown', thrown }) },

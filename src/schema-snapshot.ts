@@ -38,8 +38,24 @@ function copyValue (value: unknown, seen: Map<object, unknown>): unknown {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value
   const out: Record<string, unknown> = {}
   for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
+    const lazy = lazyShapeOf(descriptor)
+    if (lazy !== undefined) {
+      // Copied as data: the copy's constructor installs its own lazy accessor over it.
+      Object.defineProperty(out, key, { value: copyValue(lazy, seen), writable: true, enumerable: descriptor.enumerable, configurable: true })
+      continue
+    }
     if ('value' in descriptor) descriptor.value = copyValue(descriptor.value, seen)
     Object.defineProperty(out, key, descriptor)
   }
   return out
+}
+
+/**
+ * zod keeps an object's `shape` behind an accessor until its first read, the shape itself on
+ * the getter's `raw` (zod's `util.rawShape`). Copying that accessor as it is would share the
+ * original shape and every schema in it, so mutating them later would widen the copy.
+ */
+function lazyShapeOf (descriptor: PropertyDescriptor): object | undefined {
+  const raw: unknown = (descriptor.get as { raw?: unknown } | undefined)?.raw
+  return typeof raw === 'object' && raw !== null ? raw : undefined
 }

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { catalogOf, echoDeclaration, forever, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
+
+const SLACK_MS = 50
+const ABORT_AFTER_MS = 30
+
+const hanging = (overrides: LooseDeclaration = {}): LooseDeclaration =>
+  writeDeclaration('hang', () => forever(), { timeoutMs: 10_000, ...overrides })
+
+/** Abort `controller` after a delay and measure how long the call takes to settle after that. */
+async function abortedAfter (call: Promise<unknown>, controller: AbortController) {
+  await sleep(ABORT_AFTER_MS)
+  const abortedAt = performance.now()
+  controller.abort()
+  const error = await rejectionOf(call)
+  return { error, lag: performance.now() - abortedAt }
+}
+
+describe("the caller's abort", () => {
+  it('ends a call through the bound execution.signal with TOOLGATE_CANCELLED (499) within 50 ms', async () => {
+    const controller = new AbortController()
+    const invoker = catalogOf([hanging()]).bind({ app: undefined, execution: { signal: controller.signal } })
+    const { error, lag } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {} }), controller)
+    expect([error.code, error.status]).toEqual(['TOOLGATE_CANCELLED', 499])
+    expect(lag).toBeLessThan(SLACK_MS)
+  })
+
+  it('ends a call through the invoke signal within 50 ms', async () => {
+    const controller = new AbortController()
+    const invoker = catalogOf([hanging()]).bind({ app: undefined })
+    const { error, lag } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(error.code).toBe('TOOLGATE_CANCELLED')
+    expect(lag).toBeLessThan(SLACK_MS)
+  })
+
+  it('ends an interactive tool with an infinite timeout', async () => {
+    const controller = new AbortController()
+    const invoker = catalogOf([hanging({ timeoutMs: Infinity, interactive: true })]).bind({ app: undefined })
+    const { error, lag } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(error.code).toBe('TOOLGATE_CANCELLED')
+    expect(lag).toBeLessThan(SLACK_MS)
+  })
+
+  it("reports outcome 'unknown' when a non-read-only tool had begun", async () => {
+    const controller = new AbortController()
+    const invoker = catalogOf([hanging()]).bind({ app: undefined })
+    const { error } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(error.extensions.outcome).toBe('unknown')
+    expect(error.record?.outcome).toBe('unknown')
+  })
+
+  it("reports outcome 'cancelled' for a read-only tool", async () => {
+    const controller = new AbortController()
+    const readOnly = echoDeclaration({ id: 'hang', inputSchema: z.object({}), execute: () => forever() })
+    const invoker = catalogOf([readOnly]).bind({ app: undefined })
+    const { error } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(error.record?.outcome).toBe('cancelled')
+  })
+
+  it('aborts ctx.signal when the caller aborts', async () => {
+    const controller = new AbortController()
+    let signal: AbortSignal | undefined
+    const invoker = catalogOf([hanging({ execute: (_input: unknown, ctx: { signal: AbortSignal }) => { signal = ctx.signal; return forever() } })]).bind({ app: undefined })
+    await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(signal?.aborted).toBe(true)
+  })
+
+  it('runs nothing when the signal was aborted before the call', async () => {
+    let runs = 0
+    const invoker = catalogOf([hanging({ execute: () => { runs++ } })]).bind({ app: undefined })
+    const error = await rejectionOf(invoker.invoke({ toolId: 'hang', input: {}, signal: AbortSignal.abort() }))
+    expect([error.code, runs]).toEqual(['TOOLGATE_CANCELLED', 0])
+    expect(error.record?.outcome).toBe('cancelled')
+  })
+
+  it('ends the call even when the abort fires synchronously inside execute', async () => {
+    const controller = new AbortController()
+    const execute = () => { controller.abort(); return forever() }
+    const invoker = catalogOf([hanging({ execute, timeoutMs: 10_000 })]).bind({ app: undefined, execution: { signal: controller.signal } })
+    const started = performance.now()
+    const error = await rejectionOf(invoker.invoke({ toolId: 'hang', input: {} }))
+    expect(error.code).toBe('TOOLGATE_CANCELLED')
+    expect(performance.now() - started).toBeLessThan(SLACK_MS)
+  })
+})
+
+describe('catalog.shutdown(grace)', () => {
+  it('refuses new calls with TOOLGATE_UNAVAILABLE (503)', async () => {
+    const catalog = catalogOf([echoDeclaration()])
+    await catalog.shutdown(0)
+    const error = await rejectionOf(catalog.bind({ app: undefined }).invoke({ toolId: 'echo', input: { text: 'a' } }))
+    expect([error.code, error.status]).toEqual(['TOOLGATE_UNAVAILABLE', 503])
+  })
+
+  it('aborts a call in flight once the grace is over, not before', async () => {
+    const catalog = catalogOf([hanging()])
+    const call = catalog.bind({ app: undefined }).invoke({ toolId: 'hang', input: {} })
+    const settledAt = call.then(() => 0, () => performance.now())
+    await sleep(10)
+    const started = performance.now()
+    await catalog.shutdown(80)
+    const error = await rejectionOf(call)
+    const elapsed = (await settledAt) - started
+    expect(error.code).toBe('TOOLGATE_UNAVAILABLE')
+    expect(elapsed).toBeGreaterThanOrEqual(78)
+    expect(elapsed).toBeLessThan(80 + SLACK_MS)
+  })
+
+  it('lets a call that finishes within the grace return its value', async () => {
+    const catalog = catalogOf([writeDeclaration('slow', async () => { await sleep(30); return 'done' })])
+    const call = catalog.bind({ app: undefined }).invoke({ toolId: 'slow', input: {} })
+    await sleep(5)
+    await catalog.shutdown(1_000)
+    await expect(call).resolves.toMatchObject({ value: 'done' })
+  })
+
+  it('resolves at once when nothing is in flight', async () => {
+    const started = performance.now()
+    await catalogOf([echoDeclaration()]).shutdown(5_000)
+    expect(performance.now() - started).toBeLessThan(SLACK_MS)
+  })
+})

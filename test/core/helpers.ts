@@ -1,0 +1,81 @@
+import { expect } from 'vitest'
+import { z } from 'zod'
+import { defineToolCatalog, type CatalogOptions } from '../../src/catalog.js'
+import { ToolgateError } from '../../src/errors.js'
+import type { CallRecord } from '../../src/call-record.js'
+import type { AnyTool, ToolDeclaration } from '../../src/tool.js'
+
+/** A declaration as loose as a tool file's default export, so tests can break any field. */
+export type LooseDeclaration = Record<string, unknown>
+
+/** A valid echo tool: `{ text }` in, `{ text }` out, read-only and concurrency-safe. */
+export function echoDeclaration (overrides: LooseDeclaration = {}): LooseDeclaration {
+  return {
+    id: 'echo',
+    kind: 'read',
+    description: 'Echo the text back.',
+    inputSchema: z.object({ text: z.string() }),
+    outputSchema: z.object({ text: z.string() }),
+    isReadOnly: true,
+    isConcurrencySafe: true,
+    authorize () {},
+    execute: (input: { text: string }) => ({ text: input.text }),
+    ...overrides,
+  }
+}
+
+/** A write tool (neither read-only nor concurrency-safe) whose `execute` is given. */
+export function writeDeclaration (id: string, execute: (input: never, ctx: never) => unknown, overrides: LooseDeclaration = {}): LooseDeclaration {
+  return {
+    id,
+    kind: 'write',
+    description: `The ${id} test tool.`,
+    inputSchema: z.object({}).passthrough(),
+    outputSchema: z.unknown(),
+    isReadOnly: false,
+    isConcurrencySafe: false,
+    authorize () {},
+    execute,
+    ...overrides,
+  }
+}
+
+/** A catalog of loose declarations, bound once with `app: undefined` unless options say more. */
+export function catalogOf (declarations: LooseDeclaration[], options?: CatalogOptions) {
+  return defineToolCatalog(declarations as unknown as ToolDeclaration[], options)
+}
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export async function rejectionOf (promise: Promise<unknown>): Promise<ToolgateError & { record?: CallRecord }> {
+  const settled = await promise.then(value => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }))
+  if (settled.ok) expect.fail(`expected a rejection, got ${JSON.stringify(settled.value)}`)
+  expect(settled.error).toBeInstanceOf(ToolgateError)
+  return settled.error as ToolgateError & { record?: CallRecord }
+}
+
+/** A promise that never settles: a tool that ignores its signal. */
+export function forever (): Promise<never> {
+  return new Promise<never>(() => {})
+}
+
+/** Resolve after `ms` real milliseconds. */
+export function sleep (ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}
+
+/** A promise and the functions that settle it, for tools the test finishes by hand. */
+export function deferred<T = void> (): { promise: Promise<T>, resolve: (value: T) => void } {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>(r => { resolve = r })
+  return { promise, resolve }
+}
+
+/** Tracks how many calls run at once, and the most ever seen. */
+export class Overlap {
+  running = 0
+  max = 0
+  enter (): void { this.running++; this.max = Math.max(this.max, this.running) }
+  leave (): void { this.running-- }
+}
+
+export type { AnyTool }
