@@ -1,6 +1,6 @@
 /**
- * Why a call's signal aborted. The pipeline tells timeout, cancellation and shutdown apart by
- * the reason it put on the signal itself, never by guessing from the tool's error.
+ * Why a call was aborted. The pipeline tells timeout, cancellation and shutdown apart by the
+ * reason it recorded itself, never by guessing from the tool's error.
  */
 export class AbortReason extends Error {
   constructor (readonly kind: 'timeout' | 'cancelled' | 'shutdown', message: string) {
@@ -9,21 +9,57 @@ export class AbortReason extends Error {
   }
 }
 
-/**
- * Abort `controller` when any of `signals` aborts; returns the function that unlinks them.
- * Cheaper than `AbortSignal.any` on the hot path and leaves no listener behind.
- */
-export function linkSignals (controller: AbortController, signals: ReadonlyArray<AbortSignal | undefined>, reason: (signal: AbortSignal) => AbortReason): () => void {
-  const links: Array<[AbortSignal, () => void]> = []
-  for (const signal of signals) {
-    if (signal === undefined) continue
-    if (signal.aborted) {
-      controller.abort(reason(signal))
-      break
-    }
-    const onAbort = (): void => { controller.abort(reason(signal)) }
-    signal.addEventListener('abort', onAbort, { once: true })
-    links.push([signal, onAbort])
-  }
-  return () => { for (const [signal, onAbort] of links) signal.removeEventListener('abort', onAbort) }
+/** What the pipeline needs of a caller's cancellation signal; an `AbortSignal` is one. */
+export interface CancelSignal {
+  readonly aborted: boolean
+  addEventListener (type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener (type: 'abort', listener: () => void): void
 }
+
+/**
+ * The abort state of one call. Aborting runs one plain callback (the step that is waiting:
+ * the queue or `execute`) rather than dispatching an event, and the `AbortSignal` a tool sees
+ * is made only if the tool reads `ctx.signal`: in Node 20 a signal costs microseconds, and
+ * most tools never look at it.
+ */
+export class CallControl {
+  reason: AbortReason | undefined
+  #controller: AbortController | undefined
+  #onAbort: ((reason: AbortReason) => void) | undefined
+
+  get signal (): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.reason !== undefined) this.#controller.abort(this.reason)
+    }
+    return this.#controller.signal
+  }
+
+  /** The first reason wins; later aborts change nothing. */
+  abort (reason: AbortReason): void {
+    if (this.reason !== undefined) return
+    this.reason = reason
+    this.#controller?.abort(reason)
+    this.#onAbort?.(reason)
+  }
+
+  /** Set (or clear) what runs on abort; runs at once when the call is already aborted. */
+  onAbort (listener: ((reason: AbortReason) => void) | undefined): void {
+    this.#onAbort = listener
+    if (listener !== undefined && this.reason !== undefined) listener(this.reason)
+  }
+
+  /** Abort on the caller's signal; returns what unlinks it. */
+  follow (signal: CancelSignal | undefined): () => void {
+    if (signal === undefined) return NOOP
+    const cancel = (): void => { this.abort(new AbortReason('cancelled', 'the caller cancelled the call')) }
+    if (signal.aborted) {
+      cancel()
+      return NOOP
+    }
+    signal.addEventListener('abort', cancel, { once: true })
+    return () => { signal.removeEventListener('abort', cancel) }
+  }
+}
+
+const NOOP = (): void => {}

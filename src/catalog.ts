@@ -1,3 +1,4 @@
+import { AbortReason, type CallControl } from './abort.js'
 import type { CallRecord } from './call-record.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './core-options.js'
 import { defineTool } from './define-tool.js'
@@ -50,8 +51,8 @@ export class ToolCatalog<App = unknown> {
   readonly options: CoreOptions
   readonly #byId: Map<string, AnyTool<App>>
   readonly #env: PipelineEnv
-  readonly #shutdown = new AbortController()
-  readonly #inFlight = new Set<Promise<unknown>>()
+  readonly #inFlight = new Set<CallControl>()
+  #drained: (() => void) | undefined
   #closing = false
 
   constructor (tools: readonly AnyTool<App>[], options: CatalogOptions = {}) {
@@ -69,9 +70,12 @@ export class ToolCatalog<App = unknown> {
       tools: this.#byId,
       scheduler: new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
       options: this.options,
-      shutdownSignal: this.#shutdown.signal,
       isClosing: () => this.#closing,
-      track: call => { this.#inFlight.add(call); call.finally(() => this.#inFlight.delete(call)).catch(() => {}) },
+      begin: control => { this.#inFlight.add(control) },
+      end: control => {
+        this.#inFlight.delete(control)
+        if (this.#inFlight.size === 0) this.#drained?.()
+      },
       observers: options.onRecord === undefined ? [] : [options.onRecord],
     }
   }
@@ -117,11 +121,7 @@ export class ToolCatalog<App = unknown> {
     }
     const env = this.#env
     return {
-      invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => {
-        const call = invoke(env, binding, request)
-        env.track(call)
-        return call as Promise<InvokeResult<T>>
-      },
+      invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => invoke(env, binding, request) as Promise<InvokeResult<T>>,
     }
   }
 
@@ -131,13 +131,15 @@ export class ToolCatalog<App = unknown> {
    */
   async shutdown (graceMs: number): Promise<void> {
     this.#closing = true
-    const drained = Promise.allSettled([...this.#inFlight])
-    let timer: NodeJS.Timeout | undefined
-    const graceOver = new Promise<void>(resolve => { timer = setTimeout(resolve, graceMs) })
-    await Promise.race([drained, graceOver])
-    clearTimeout(timer)
-    this.#shutdown.abort()
-    await Promise.allSettled([...this.#inFlight])
+    if (this.#inFlight.size > 0) {
+      const drained = new Promise<void>(resolve => { this.#drained = resolve })
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([drained, new Promise<void>(resolve => { timer = setTimeout(resolve, graceMs) })])
+      clearTimeout(timer)
+      for (const control of this.#inFlight) control.abort(new AbortReason('shutdown', 'the gateway shut down before the call finished'))
+      // Aborted calls settle at once (their tools may linger; their slots follow the grace rule).
+      if (this.#inFlight.size > 0) await drained
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { AbortReason, linkSignals } from './abort.js'
+import { AbortReason, CallControl, type CancelSignal } from './abort.js'
 import type { CallRecord } from './call-record.js'
 import type { CoreOptions } from './core-options.js'
 import { ERRORS, GatewayError, ToolError, ToolgateError } from './errors.js'
@@ -13,16 +13,17 @@ export interface PipelineEnv {
   readonly tools: ReadonlyMap<string, AnyTool>
   readonly scheduler: Scheduler
   readonly options: CoreOptions
-  readonly shutdownSignal: AbortSignal
   readonly isClosing: () => boolean
-  readonly track: (call: Promise<unknown>) => void
+  /** In-flight bookkeeping, so shutdown can wait for calls and then abort them. */
+  readonly begin: (control: CallControl) => void
+  readonly end: (control: CallControl) => void
   readonly observers: ReadonlyArray<(record: CallRecord) => void>
 }
 
 /** One bound context: the app, and what the host decided about this caller. */
 export interface Binding<App> {
   readonly app: App
-  readonly signal?: AbortSignal
+  readonly signal?: CancelSignal
   readonly domain: string
   readonly planMode: boolean
   readonly escalationApproved: boolean
@@ -38,7 +39,7 @@ export interface InvokeRequest {
   /** Ask to escalate: needs `supportsEscalation` and the binding's approval. */
   readonly escalate?: boolean
   /** Aborts this call only (the binding's signal aborts every call of the binding). */
-  readonly signal?: AbortSignal
+  readonly signal?: CancelSignal
 }
 
 export interface InvokeResult<T = unknown> {
@@ -54,30 +55,46 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
   const tool = findTool(env, binding, request.toolId)
   const record = openRecord(tool, binding, request)
   const started = performance.now()
-  const controller = new AbortController()
-  const unlink = linkSignals(controller, [binding.signal, request.signal, env.shutdownSignal], abortReasonOf(env))
+  const control = new CallControl()
+  const unlinkBinding = control.follow(binding.signal)
+  const unlinkRequest = control.follow(request.signal)
+  env.begin(control)
   try {
     refuseWhenClosing(env)
     checkPermission(binding, tool)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
-    const ctx: ToolContext<App> = {
-      app: binding.app, toolId: tool.id, callId: record.callId, signal: controller.signal,
-      escalated: request.escalate === true, dryRun: request.dryRun === true,
-    }
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
     await runAuthorize(tool, input, ctx)
-    throwIfAborted(controller.signal)
+    if (control.reason !== undefined) throw control.reason
     const value = request.dryRun === true
       ? runResolve(tool, input, ctx)
-      : await scheduleAndExecute(env, binding, tool, input, ctx, controller, record)
+      : await scheduleAndExecute(env, binding, tool, input, ctx, control, record)
     record.outcome = request.dryRun === true ? 'dry_run' : 'ok'
     return { value, record }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
-    unlink()
+    unlinkBinding()
+    unlinkRequest()
+    env.end(control)
     record.durationMs = performance.now() - started
     publish(env, binding, record)
+  }
+}
+
+/** What a tool sees of its call; the signal is only materialised if the tool reads it. */
+class CallContext<App> implements ToolContext<App> {
+  readonly #control: CallControl
+  constructor (
+    readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
+    readonly escalated: boolean, readonly dryRun: boolean,
+  ) {
+    this.#control = control
+  }
+
+  get signal (): AbortSignal {
+    return this.#control.signal
   }
 }
 
@@ -162,17 +179,17 @@ function runResolve<App> (tool: AnyTool<App>, input: unknown, ctx: ToolContext<A
 
 async function scheduleAndExecute<App> (
   env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>,
-  controller: AbortController, record: CallRecord,
+  control: CallControl, record: CallRecord,
 ): Promise<unknown> {
   const { options } = env
   const queuedAt = performance.now()
-  const lease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), controller.signal, options.queueTimeoutMs)
+  const lease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, options.queueTimeoutMs)
   const executeAt = performance.now()
   record.queueMs = executeAt - queuedAt
   record.executed = true
   record.touchedResources = resourcesOf(tool.touchedResourcesOf, input)
   record.mutatedResources = resourcesOf(tool.mutatedResourcesOf, input)
-  const execution = await runExecute(tool, input, ctx, controller, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
+  const execution = await runExecute(tool, input, ctx, control, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
   record.executeMs = performance.now() - executeAt
   if (execution.type === 'aborted') throw execution.reason
   if (execution.type === 'thrown') throw toolFailure(tool, execution.thrown)
@@ -215,16 +232,6 @@ function collectDebugSteps (tool: AnyTool, output: unknown): DebugStep[] {
     steps.push({ name: 'debugSteps failed', data: thrown instanceof Error ? thrown.message : String(thrown) })
   }
   return steps
-}
-
-function throwIfAborted (signal: AbortSignal): void {
-  if (signal.aborted) throw signal.reason
-}
-
-function abortReasonOf (env: PipelineEnv): (signal: AbortSignal) => AbortReason {
-  return signal => signal === env.shutdownSignal
-    ? new AbortReason('shutdown', 'the gateway shut down before the call finished')
-    : new AbortReason('cancelled', 'the caller cancelled the call')
 }
 
 /** Turn whatever ended the call into a `ToolgateError` and write its outcome into the record. */

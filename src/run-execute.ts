@@ -1,4 +1,4 @@
-import { AbortReason } from './abort.js'
+import { AbortReason, type CallControl } from './abort.js'
 import { GatewayError } from './errors.js'
 import { currentSelfConcurrency } from './define-tool.js'
 import { QueueFullError, type Lease, type Scheduler } from './scheduler.js'
@@ -15,7 +15,7 @@ export function concurrencyClassOf (tool: AnyTool): ConcurrencyClass {
 }
 
 /** Wait for a slot; a full queue is 429, a wait past `queueTimeoutMs` is 503, an abort ends the wait. */
-export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, signal: AbortSignal, queueTimeoutMs: number): Lease | Promise<Lease> {
+export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number): Lease | Promise<Lease> {
   let now: Lease | undefined
   let later: ((lease: Lease) => void) | undefined
   let ticket
@@ -28,14 +28,13 @@ export function acquireSlot (scheduler: Scheduler, domain: string, cls: Concurre
   if (now !== undefined) return now
   const queued = ticket
   return new Promise<Lease>((resolve, reject) => {
-    const stop = (): void => { clearTimeout(timer); signal.removeEventListener('abort', onAbort) }
-    const onAbort = (): void => { queued.cancel(); stop(); reject(signal.reason) }
     const timer = setTimeout(() => {
-      queued.cancel(); stop()
+      control.onAbort(undefined)
+      queued.cancel()
       reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in concurrency domain "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
     }, queueTimeoutMs)
-    signal.addEventListener('abort', onAbort, { once: true })
-    later = lease => { stop(); resolve(lease) }
+    later = lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }
+    control.onAbort(reason => { clearTimeout(timer); queued.cancel(); reject(reason) })
   })
 }
 
@@ -47,51 +46,49 @@ export type Execution =
 
 /**
  * Run `execute` under a hard timeout. The result settles on the first of: the tool's value,
- * the tool's throw, or the signal aborting, so a tool that ignores its signal still ends on
+ * the tool's throw, or the call aborting, so a tool that ignores its signal still ends on
  * time. The lease is released when the tool really settles, or `abandonGraceMs` after an
  * abort if it never does.
  */
 export function runExecute<App> (
-  tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, controller: AbortController,
+  tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, control: CallControl,
   timeoutMs: number, lease: Lease, abandonGraceMs: number,
 ): Promise<Execution> {
   return new Promise<Execution>(resolve => {
-    const signal = controller.signal
-    if (signal.aborted) {
+    if (control.reason !== undefined) {
       lease.release()
-      resolve({ type: 'aborted', reason: signal.reason as AbortReason })
+      resolve({ type: 'aborted', reason: control.reason })
       return
     }
-    let timer: NodeJS.Timeout | undefined
-    if (timeoutMs !== Infinity) {
-      timer = setTimeout(() => { controller.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) }, timeoutMs)
-    }
+    const timer = timeoutMs === Infinity
+      ? undefined
+      : setTimeout(() => { control.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) }, timeoutMs)
     let done = false
+    let settled: Promise<unknown> | undefined
     const finish = (execution: Execution): void => {
       if (done) return
       done = true
       clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
+      control.onAbort(undefined)
       resolve(execution)
     }
-    const onAbort = (): void => {
-      finish({ type: 'aborted', reason: signal.reason as AbortReason })
-      const grace = setTimeout(() => { lease.release() }, abandonGraceMs)
-      settled.finally(() => { clearTimeout(grace); lease.release() }).catch(() => {})
-    }
-    let settled: Promise<unknown>
+    // An aborted tool keeps its slot until it settles (or the grace ends): see onAbort below.
+    const release = (): void => { if (!done) lease.release() }
     try {
       settled = Promise.resolve(tool.execute(input, ctx))
     } catch (thrown) {
       settled = Promise.reject(thrown)
     }
-    signal.addEventListener('abort', onAbort, { once: true })
-    // execute may have aborted the signal synchronously (say, by aborting the caller's
-    // controller); a listener added after that never fires, so the call would hang.
-    if (signal.aborted) onAbort()
-    settled.then(
-      value => { if (!done) lease.release(); finish({ type: 'value', value }) },
-      (thrown: unknown) => { if (!done) lease.release(); finish({ type: 'thrown', thrown }) },
+    const running = settled
+    // Registered after execute ran: an abort that happened synchronously inside it runs now.
+    control.onAbort(reason => {
+      finish({ type: 'aborted', reason })
+      const grace = setTimeout(() => { lease.release() }, abandonGraceMs)
+      running.then(() => { clearTimeout(grace); lease.release() }, () => { clearTimeout(grace); lease.release() })
+    })
+    running.then(
+      value => { release(); finish({ type: 'value', value }) },
+      (thrown: unknown) => { release(); finish({ type: 'thrown', thrown }) },
     )
   })
 }

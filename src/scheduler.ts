@@ -72,6 +72,7 @@ class Domain {
 export class Scheduler {
   readonly #domains = new Map<string, Domain>()
   readonly #options: SchedulerOptions
+  #queued = 0
 
   constructor (options: SchedulerOptions) {
     this.#options = options
@@ -94,6 +95,7 @@ export class Scheduler {
     if (domain.queue.length >= this.#options.maxQueuePerDomain) throw new QueueFullError(domainKey, this.#options.maxQueuePerDomain)
     const waiter: Waiter = { cls, grant, cancelled: false }
     domain.queue.push(waiter)
+    this.#queued++
     const owner = domain
     return {
       cancel: () => {
@@ -102,6 +104,7 @@ export class Scheduler {
         const index = owner.queue.indexOf(waiter)
         if (index === -1) return
         owner.queue.splice(index, 1)
+        this.#queued--
         // The head may have been what blocked the others.
         if (index === 0) this.#pump(domainKey, owner)
         else this.#forgetIfIdle(domainKey, owner)
@@ -125,6 +128,11 @@ export class Scheduler {
     return this.#domains.size
   }
 
+  /** Calls waiting for a slot, over all domains (a gauge for metrics). */
+  get queued (): number {
+    return this.#queued
+  }
+
   queueLength (domainKey: string): number {
     return this.#domains.get(domainKey)?.queue.length ?? 0
   }
@@ -145,6 +153,7 @@ export class Scheduler {
   #pump (domainKey: string, domain: Domain): void {
     while (domain.queue.length > 0 && domain.canStart(domain.queue[0]!.cls)) {
       const waiter = domain.queue.shift()!
+      this.#queued--
       waiter.cancelled = true // granted: a late cancel must not touch the queue
       waiter.grant(this.#lease(domainKey, domain, waiter.cls))
     }
