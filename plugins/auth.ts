@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** May this principal call this tool, by the configured allow/deny rules? */
     isPermitted: (principalId: string, toolId: string) => boolean
+    /** False when no rules are configured: everything is permitted and no check is needed. */
+    hasPermissionRules: boolean
   }
 }
 
@@ -30,6 +32,7 @@ export const authPlugin = fp(async function auth (app: FastifyInstance, options:
   const authenticate = createAuthenticator(options.config)
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorate('isPermitted', createPermissionRules(options.config.rules))
+  app.decorate('hasPermissionRules', options.config.rules.length > 0)
   app.addHook('onRequest', async request => {
     try {
       request.principal = await authenticate({

@@ -35,9 +35,13 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
 /** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
 export const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
 
-export const SessionHeaders = z.object({
-  'x-session-id': z.string().regex(/^[\w.:@-]{1,128}$/).optional()
+export const SESSION_ID = /^[\w.:@-]{1,128}$/
+
+export const CallHeaders = z.object({
+  'x-session-id': z.string().regex(SESSION_ID).optional()
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
+  'idempotency-key': z.string().regex(/^[\x21-\x7e]{1,255}$/).optional()
+    .describe('Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'),
 })
 
 const flag = z.enum(['true', 'false']).transform(v => v === 'true')

@@ -5,9 +5,11 @@ import { z } from 'zod'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/app-context.js'
 import { requireScope } from '../src/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
+import type { InFlight } from '../src/metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/tool-listing.js'
 import { authPlugin, type AuthOptions } from './auth.js'
-import { CALL_STATUSES, CallQuery, problemResponses, SessionHeaders } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
+import { disconnectSignalOf } from './disconnect.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +26,8 @@ export interface ToolRoutesOptions {
   readonly catalog: ToolCatalog<GatewayApp>
   readonly auth: AuthOptions
   readonly facts: GatewayFacts
+  /** The in-flight gauge of a tool, bound once per route (absent: not counted). */
+  readonly inFlight?: (toolId: string) => InFlight
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -42,7 +46,10 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   await app.register(authPlugin, options.auth)
 
   const appOf = (request: FastifyRequest): GatewayApp => {
-    const session = request.headers['x-session-id']
+    const session = single(request.headers['x-session-id'])
+    if (session !== undefined && !SESSION_ID.test(session)) {
+      throw new GatewayError('TOOLGATE_INVALID_INPUT', 'X-Session-Id must be 1 to 128 characters of [A-Za-z0-9_.:@-]', { errors: [{ pointer: '/headers/x-session-id', message: 'invalid session id', code: 'invalid_format' }] })
+    }
     return {
       principal: request.principal,
       requestId: request.id,
@@ -69,6 +76,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     schema: {
       operationId: 'getTool', tags: ['gateway'], summary: 'Describe one tool', security: SECURITY,
       params: z.object({ id: z.string().max(64) }),
+      headers: CallHeaders.pick({ 'x-session-id': true }),
       response: { 200: ToolListingSchema, ...problemResponses([401, 403, 404]) },
     },
   }, async request => {
@@ -86,32 +94,57 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   })
 
   for (const tool of catalog.tools) {
+    const inFlight = options.inFlight?.(tool.id)
     app.post(`/tools/${tool.id}`, {
       config: { toolId: tool.id },
-      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: SessionHeaders },
-      validatorCompiler: bodyPassThrough as FastifySchemaCompiler<unknown>,
+      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: CallHeaders },
+      validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
       // parseOutput already validated the value: serialize, do not validate twice.
       serializerCompiler: () => data => JSON.stringify(data),
     }, async (request, reply) => {
-      requireScope(request.principal, SCOPES.call)
+      const { principal, query } = request
+      requireScope(principal, SCOPES.call)
       const gatewayApp = appOf(request)
-      const invoker = catalog.bind({
-        app: gatewayApp,
-        execution: { signal: abortOnDisconnect(reply) },
-        domain: gatewayApp.domain,
-        mode: request.query.mode,
-        escalationApproved: request.principal.scopes.includes(SCOPES.escalate),
-        isPermitted: t => app.isPermitted(request.principal.id, t.id),
-        onRecord: record => { request.callRecord = record; logCall(request, record) },
-      })
-      const { value } = await invoker.invoke({ toolId: tool.id, input: request.body, dryRun: request.query.dryRun, escalate: request.query.escalate })
-      return reply.code(200).send(value === undefined ? null : value)
+      let result
+      inFlight?.inc()
+      try {
+        result = await catalog.invokeWith({
+          app: gatewayApp,
+          execution: { signal: disconnectSignalOf(reply) },
+          domain: gatewayApp.domain,
+          idempotencyScope: principal.id,
+          mode: query.mode,
+          escalationApproved: principal.scopes.includes(SCOPES.escalate),
+          isPermitted: permitFor(principal.id),
+        }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
+      } catch (error) {
+        const record = (error as { record?: CallRecord }).record
+        if (record !== undefined) logCall(request, record)
+        throw error
+      } finally {
+        inFlight?.dec()
+      }
+      logCall(request, result.record)
+      if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
+      return reply.code(200).send(result.value === undefined ? null : result.value)
     })
   }
+
+  /** No rules configured: no per-call check at all. */
+  function permitFor (principalId: string): ((tool: AnyTool) => boolean) | undefined {
+    if (!app.hasPermissionRules) return undefined
+    return tool => app.isPermitted(principalId, tool.id)
+  }
+}
+
+function single (value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
 }
 
 /** One line per call, with the request id from the request's logger; inputs only at debug. */
 function logCall (request: FastifyRequest, record: CallRecord): void {
+  request.callRecord = record
+  if (record.status < 500 && !INFO_LEVELS.has(request.log.level)) return
   const line = {
     tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId,
     durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
@@ -123,17 +156,24 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
   if (request.log.level === 'debug' || request.log.level === 'trace') request.log.debug({ callId: record.callId, input: request.body, debugSteps: record.debugSteps }, 'tool call input')
 }
 
-/** The body is the tool's raw input: the pipeline validates it, after authorization steps. */
-const bodyPassThrough: FastifySchemaCompiler<z.ZodType> = routeSchema => {
-  if (routeSchema.httpPart === 'body') return data => ({ value: data })
-  return validatorCompiler(routeSchema)
+const INFO_LEVELS = new Set(['info', 'debug', 'trace'])
+const EMPTY_QUERY = Object.freeze({})
+const passThrough = (data: unknown): { value: unknown } => ({ value: data })
+
+/**
+ * The body is the tool's raw input: the pipeline validates it, after authentication and the
+ * permission checks. Headers are read by name where they are used (validating the whole
+ * header object with zod would cost every call microseconds); the schema still documents them.
+ */
+const callValidator: FastifySchemaCompiler<z.ZodType> = routeSchema => {
+  if (routeSchema.httpPart === 'body' || routeSchema.httpPart === 'headers') return passThrough
+  const validate = validatorCompiler(routeSchema) as (data: unknown) => { value?: unknown, error?: Error }
+  return data => (isEmpty(data) ? { value: EMPTY_QUERY } : validate(data))
 }
 
-/** A client that goes away aborts the tool's signal; the call is recorded as cancelled. */
-function abortOnDisconnect (reply: FastifyReply): AbortSignal {
-  const controller = new AbortController()
-  reply.raw.once('close', () => { if (!reply.raw.writableFinished) controller.abort() })
-  return controller.signal
+function isEmpty (data: unknown): boolean {
+  for (const _ in data as object) return false
+  return true
 }
 
 /** The OpenAPI operation of one tool, derived from its declaration alone. */

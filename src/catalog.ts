@@ -1,9 +1,11 @@
-import { AbortReason, type CallControl } from './abort.js'
+import { AbortReason, type CallControl, type CancelSignal } from './abort.js'
 import type { CallRecord } from './call-record.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './core-options.js'
 import { defineTool } from './define-tool.js'
 import { ToolDefinitionError } from './errors.js'
 import { invoke, type Binding, type InvokeRequest, type InvokeResult, type PipelineEnv } from './pipeline.js'
+import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
+import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler } from './scheduler.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
 
@@ -11,13 +13,17 @@ export interface CatalogOptions {
   readonly core?: CoreOptionsInput
   /** Called with the record of every call that reached a known, active tool. */
   readonly onRecord?: (record: CallRecord) => void
+  /** Where idempotency records live (default: in memory, bounded) and for how long. */
+  readonly idempotency?: { readonly store?: IdempotencyStore, readonly ttlMs?: number }
 }
 
 export interface BindOptions<App> {
   readonly app: App
-  readonly execution?: { readonly signal?: AbortSignal }
+  readonly execution?: { readonly signal?: CancelSignal }
   /** The concurrency domain (a session id, else the principal); default `default`. */
   readonly domain?: string
+  /** Whose idempotency keys these are (the principal); default `default`. */
+  readonly idempotencyScope?: string
   /** Plan mode: every tool that is not read-only is refused. */
   readonly mode?: 'normal' | 'plan'
   /** The explicit approval an escalating call needs. Absent means not approved. */
@@ -77,6 +83,10 @@ export class ToolCatalog<App = unknown> {
         if (this.#inFlight.size === 0) this.#drained?.()
       },
       observers: options.onRecord === undefined ? [] : [options.onRecord],
+      idempotency: {
+        store: options.idempotency?.store ?? new MemoryIdempotencyStore(),
+        ttlMs: options.idempotency?.ttlMs ?? 24 * 60 * 60 * 1000,
+      },
     }
   }
 
@@ -110,19 +120,16 @@ export class ToolCatalog<App = unknown> {
 
   /** Bind one caller's context; the invoker runs every call through the full pipeline. */
   bind (options: BindOptions<App>): Invoker {
-    const binding: Binding<App> = {
-      app: options.app,
-      signal: options.execution?.signal,
-      domain: options.domain ?? 'default',
-      planMode: options.mode === 'plan',
-      escalationApproved: options.escalationApproved === true,
-      isPermitted: options.isPermitted,
-      onRecord: options.onRecord,
-    }
+    const binding = bindingOf(options)
     const env = this.#env
     return {
       invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => invoke(env, binding, request) as Promise<InvokeResult<T>>,
     }
+  }
+
+  /** One call with its own context: `bind(options).invoke(request)` without the invoker. */
+  invokeWith<T = unknown> (options: BindOptions<App>, request: InvokeRequest): Promise<InvokeResult<T>> {
+    return invoke(this.#env, bindingOf(options), request) as Promise<InvokeResult<T>>
   }
 
   /**
@@ -140,6 +147,19 @@ export class ToolCatalog<App = unknown> {
       // Aborted calls settle at once (their tools may linger; their slots follow the grace rule).
       if (this.#inFlight.size > 0) await drained
     }
+  }
+}
+
+function bindingOf<App> (options: BindOptions<App>): Binding<App> {
+  return {
+    app: options.app,
+    signal: options.execution?.signal,
+    domain: options.domain ?? 'default',
+    idempotencyScope: options.idempotencyScope ?? 'default',
+    planMode: options.mode === 'plan',
+    escalationApproved: options.escalationApproved === true,
+    isPermitted: options.isPermitted,
+    onRecord: options.onRecord,
   }
 }
 

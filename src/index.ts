@@ -10,3 +10,6 @@ export { EFFECTS, type Effect, type Tool, type AnyTool, type ToolDeclaration, ty
 export { OUTCOMES, type Outcome, type CallRecord } from './call-record.js'
 export { CoreOptionsSchema, type CoreOptions } from './core-options.js'
 export { Scheduler, QueueFullError, type Lease, type Ticket } from './scheduler.js'
+export { MemoryIdempotencyStore } from './idempotency/memory-store.js'
+export { StoreUnavailableError, type IdempotencyStore, type Claim, type StoredResult } from './idempotency/store.js'
+export type { CancelSignal } from './abort.js'

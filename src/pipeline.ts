@@ -4,6 +4,7 @@ import type { CallRecord } from './call-record.js'
 import type { CoreOptions } from './core-options.js'
 import { ERRORS, GatewayError, ToolError, ToolgateError } from './errors.js'
 import { toInputIssues } from './input-issues.js'
+import { checkIdempotencyKey, idempotent, type ExecutionHandle, type IdempotencyOptions } from './idempotency/step.js'
 import { acquireSlot, concurrencyClassOf, runExecute } from './run-execute.js'
 import type { Scheduler } from './scheduler.js'
 import type { AnyTool, DebugStep, ToolContext } from './tool.js'
@@ -18,6 +19,7 @@ export interface PipelineEnv {
   readonly begin: (control: CallControl) => void
   readonly end: (control: CallControl) => void
   readonly observers: ReadonlyArray<(record: CallRecord) => void>
+  readonly idempotency: IdempotencyOptions
 }
 
 /** One bound context: the app, and what the host decided about this caller. */
@@ -25,6 +27,8 @@ export interface Binding<App> {
   readonly app: App
   readonly signal?: CancelSignal
   readonly domain: string
+  /** Whose idempotency keys these are: keys of different scopes never meet. */
+  readonly idempotencyScope: string
   readonly planMode: boolean
   readonly escalationApproved: boolean
   readonly isPermitted?: (tool: AnyTool<App>) => boolean
@@ -40,11 +44,15 @@ export interface InvokeRequest {
   readonly escalate?: boolean
   /** Aborts this call only (the binding's signal aborts every call of the binding). */
   readonly signal?: CancelSignal
+  /** Run at most once per key (and scope and tool); a repeat replays the stored answer. */
+  readonly idempotencyKey?: string
 }
 
 export interface InvokeResult<T = unknown> {
   readonly value: T
   readonly record: CallRecord
+  /** True when the value is a stored answer to an earlier call with the same idempotency key. */
+  readonly replayed: boolean
 }
 
 /**
@@ -64,14 +72,24 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     checkPermission(binding, tool)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
+    checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
     const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
     await runAuthorize(tool, input, ctx)
     if (control.reason !== undefined) throw control.reason
-    const value = request.dryRun === true
-      ? runResolve(tool, input, ctx)
-      : await scheduleAndExecute(env, binding, tool, input, ctx, control, record)
-    record.outcome = request.dryRun === true ? 'dry_run' : 'ok'
-    return { value, record }
+    if (request.dryRun === true) {
+      const proposal = runResolve(tool, input, ctx)
+      record.outcome = 'dry_run'
+      return { value: proposal, record, replayed: false }
+    }
+    if (request.idempotencyKey === undefined) {
+      const value = await scheduleAndExecute(env, binding, tool, input, ctx, control, record, {})
+      record.outcome = 'ok'
+      return { value, record, replayed: false }
+    }
+    const { value, replayed } = await idempotent(env.idempotency, binding.idempotencyScope, tool, request.idempotencyKey, input, record,
+      handle => scheduleAndExecute(env, binding, tool, input, ctx, control, record, handle))
+    record.outcome = replayed ? 'replayed' : 'ok'
+    return { value, record, replayed }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
@@ -179,11 +197,15 @@ function runResolve<App> (tool: AnyTool<App>, input: unknown, ctx: ToolContext<A
 
 async function scheduleAndExecute<App> (
   env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>,
-  control: CallControl, record: CallRecord,
+  control: CallControl, record: CallRecord, handle: ExecutionHandle,
 ): Promise<unknown> {
   const { options } = env
   const queuedAt = performance.now()
   const lease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, options.queueTimeoutMs)
+  if (control.reason !== undefined) {
+    lease.release()
+    throw control.reason
+  }
   const executeAt = performance.now()
   record.queueMs = executeAt - queuedAt
   record.executed = true
@@ -191,7 +213,10 @@ async function scheduleAndExecute<App> (
   record.mutatedResources = resourcesOf(tool.mutatedResourcesOf, input)
   const execution = await runExecute(tool, input, ctx, control, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
   record.executeMs = performance.now() - executeAt
-  if (execution.type === 'aborted') throw execution.reason
+  if (execution.type === 'aborted') {
+    handle.late = execution.late
+    throw execution.reason
+  }
   if (execution.type === 'thrown') throw toolFailure(tool, execution.thrown)
   const output = parseOutput(tool, execution.value)
   record.debugSteps = collectDebugSteps(tool, output)
@@ -242,6 +267,7 @@ function settleFailure (record: CallRecord, error: unknown): ToolgateError {
   record.failure = error
   record.outcome = failure instanceof GatewayError ? ERRORS[failure.code].outcome : 'tool_error'
   if (failure.extensions.outcome === 'unknown') record.outcome = 'unknown'
+  if ((failure as { replayed?: boolean }).replayed === true) record.outcome = 'replayed'
   ;(failure as { record?: CallRecord }).record = record
   return failure
 }

@@ -42,7 +42,10 @@ export function acquireSlot (scheduler: Scheduler, domain: string, cls: Concurre
 export type Execution =
   | { readonly type: 'value', readonly value: unknown }
   | { readonly type: 'thrown', readonly thrown: unknown }
-  | { readonly type: 'aborted', readonly reason: AbortReason }
+  | { readonly type: 'aborted', readonly reason: AbortReason, readonly late: Promise<Settled> }
+
+/** How a tool really settled, possibly after its call was aborted. */
+export type Settled = { readonly type: 'value', readonly value: unknown } | { readonly type: 'thrown', readonly thrown: unknown }
 
 /**
  * Run `execute` under a hard timeout. The result settles on the first of: the tool's value,
@@ -55,11 +58,6 @@ export function runExecute<App> (
   timeoutMs: number, lease: Lease, abandonGraceMs: number,
 ): Promise<Execution> {
   return new Promise<Execution>(resolve => {
-    if (control.reason !== undefined) {
-      lease.release()
-      resolve({ type: 'aborted', reason: control.reason })
-      return
-    }
     const timer = timeoutMs === Infinity
       ? undefined
       : setTimeout(() => { control.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) }, timeoutMs)
@@ -82,9 +80,12 @@ export function runExecute<App> (
     const running = settled
     // Registered after execute ran: an abort that happened synchronously inside it runs now.
     control.onAbort(reason => {
-      finish({ type: 'aborted', reason })
       const grace = setTimeout(() => { lease.release() }, abandonGraceMs)
-      running.then(() => { clearTimeout(grace); lease.release() }, () => { clearTimeout(grace); lease.release() })
+      const late = running.then(
+        (value): Settled => { clearTimeout(grace); lease.release(); return { type: 'value', value } },
+        (thrown: unknown): Settled => { clearTimeout(grace); lease.release(); return { type: 'thrown', thrown } },
+      )
+      finish({ type: 'aborted', reason, late })
     })
     running.then(
       value => { release(); finish({ type: 'value', value }) },
