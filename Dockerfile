@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# toolgate: the gateway serving ./tools. Build: docker build -t toolgate .
+# Listens on 0.0.0.0:3000 in the container, which the gateway allows only with credentials
+# (API_KEYS, JWT_*, or a CONFIG_FILE holding apiKeys) or AUTH_DISABLED=true.
+
+# Every dependency, as locked.
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# Production dependencies only.
+FROM node:20-slim AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-slim
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+# `npm start` runs the TypeScript sources (and TOOLS_DIR's .ts tools) through tsx, a dev
+# dependency: take it and its only dependency, esbuild, from the full install.
+COPY --from=build /app/node_modules/tsx ./node_modules/tsx
+COPY --from=build /app/node_modules/esbuild ./node_modules/esbuild
+COPY --from=build /app/node_modules/@esbuild ./node_modules/@esbuild
+COPY package.json tsconfig.json ./
+COPY src ./src
+COPY plugins ./plugins
+COPY tools ./tools
+# The code stays root-owned and read-only to the process.
+USER node
+ENV HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+# No curl in slim images: Node's own fetch.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# What `npm start` runs (tsx plugins/server.ts), as one node process: it is PID 1 and gets
+# SIGTERM itself, so graceful shutdown (SHUTDOWN_GRACE_MS) works on `docker stop`.
+CMD ["node", "--import", "tsx", "plugins/server.ts"]
