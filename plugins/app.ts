@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/app-context.js'
-import type { Config } from '../src/config.js'
-import { defineToolCatalog, type AnyTool, type ToolCatalog } from '../src/index.js'
+import { ConfigError, type Config } from '../src/config.js'
+import { RedisIdempotencyStore } from '../src/idempotency/redis-store.js'
+import { createRedisClient, whenReady } from '../src/redis/client.js'
+import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatalog } from '../src/index.js'
 import { GatewayMetrics } from '../src/metrics.js'
 import { healthRoutes } from './health.js'
 import { metricsPlugin } from './metrics.js'
@@ -34,12 +36,22 @@ export interface BuildOptions {
  */
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  const metrics = new GatewayMetrics(options.tools)
+  checkToolLimits(config, options.tools)
+  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl)
+  if (redis !== undefined) await whenReady(redis, 2_000) // down at start-up is not fatal: calls needing it answer 503
+  // `catalog` is read at scrape time only, once it exists.
+  const metrics = new GatewayMetrics(options.tools, { version: VERSION, queued: () => catalog.scheduler.queued })
   const catalog = defineToolCatalog<GatewayApp>(options.tools as AnyTool<GatewayApp>[], {
     core: {
       defaultTimeoutMs: config.toolTimeoutMs,
       maxQueuePerDomain: config.maxQueuePerSession,
       queueTimeoutMs: config.queueTimeoutMs,
+      toolLimits: Object.fromEntries(Object.entries(config.toolLimits).flatMap(([id, limit]) =>
+        limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
+    },
+    idempotency: {
+      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }) : new RedisIdempotencyStore(redis, config.redisPrefix),
+      ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
   })
@@ -77,12 +89,26 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     catalog,
     facts,
     auth: { config, onFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+    inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
+    overload: { config, redis },
+    maxResponseBytes: config.maxResponseBytes,
   })
   // Tool calls log their own line (tool-routes); every other request logs here.
   app.addHook('onResponse', async (request, reply) => {
     if (request.callRecord !== null) return
     request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
   })
-  app.addHook('onClose', async () => { await catalog.shutdown(0) })
+  app.addHook('onClose', async () => {
+    await catalog.shutdown(0)
+    redis?.disconnect()
+  })
   return app
+}
+
+/** A limit for a tool that does not exist is a typo: stop start-up and name it. */
+function checkToolLimits (config: Config, tools: readonly AnyTool[]): void {
+  const ids = new Set(tools.map(tool => tool.id))
+  for (const id of Object.keys(config.toolLimits)) {
+    if (!ids.has(id)) throw new ConfigError(`invalid setting "toolLimits.${id}": there is no tool "${id}"`)
+  }
 }

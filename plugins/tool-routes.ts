@@ -8,6 +8,9 @@ import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '.
 import type { InFlight } from '../src/metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/tool-listing.js'
 import { authPlugin, type AuthOptions } from './auth.js'
+import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
+import { underPressurePlugin } from './under-pressure.js'
+import type { Config } from '../src/config.js'
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 
@@ -28,6 +31,9 @@ export interface ToolRoutesOptions {
   readonly facts: GatewayFacts
   /** The in-flight gauge of a tool, bound once per route (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
+  readonly overload: RateLimitOptions & { readonly config: Pick<Config, 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes'> }
+  /** Largest tool response body; a larger output is the tool's invalid output (502). */
+  readonly maxResponseBytes: number
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -43,7 +49,11 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
+  // Overload first (cheapest refusal), then who is calling, then their rate.
+  await app.register(underPressurePlugin, { config: options.overload.config })
   await app.register(authPlugin, options.auth)
+  if (rateLimitingEnabled(options.overload.config)) await app.register(rateLimitPlugin, options.overload)
+  const serialize = jsonWithin(options.maxResponseBytes)
 
   const appOf = (request: FastifyRequest): GatewayApp => {
     const session = single(request.headers['x-session-id'])
@@ -116,6 +126,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           mode: query.mode,
           escalationApproved: principal.scopes.includes(SCOPES.escalate),
           isPermitted: permitFor(principal.id),
+          serialize,
         }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
       } catch (error) {
         const record = (error as { record?: CallRecord }).record
@@ -126,7 +137,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       }
       logCall(request, result.record)
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
-      return reply.code(200).send(result.value === undefined ? null : result.value)
+      return reply.code(200).type('application/json; charset=utf-8').send(result.body)
     })
   }
 
@@ -157,6 +168,18 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
 }
 
 const INFO_LEVELS = new Set(['info', 'debug', 'trace'])
+
+/** JSON for the response body, inside the pipeline: circular or oversized output is a 502. */
+function jsonWithin (maxBytes: number): (value: unknown) => string {
+  return value => {
+    const body = JSON.stringify(value === undefined ? null : value)
+    // A UTF-16 length is a lower bound of the UTF-8 size: check the cheap bound first.
+    if (body.length > maxBytes || (body.length * 3 > maxBytes && Buffer.byteLength(body) > maxBytes)) {
+      throw new RangeError(`the output is larger than the ${maxBytes}-byte response limit`)
+    }
+    return body
+  }
+}
 const EMPTY_QUERY = Object.freeze({})
 const passThrough = (data: unknown): { value: unknown } => ({ value: data })
 

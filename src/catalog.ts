@@ -31,6 +31,8 @@ export interface BindOptions<App> {
   /** The host's permission rules for this caller; `false` refuses with 403. */
   readonly isPermitted?: (tool: AnyTool<App>) => boolean
   readonly onRecord?: (record: CallRecord) => void
+  /** Encode results for the transport inside the pipeline (see `Binding.serialize`). */
+  readonly serialize?: (value: unknown) => string
 }
 
 export interface Invoker {
@@ -75,6 +77,7 @@ export class ToolCatalog<App = unknown> {
     this.#env = {
       tools: this.#byId,
       scheduler: new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
+      toolScheduler: new Scheduler({ maxQueuePerDomain: 0 }),
       options: this.options,
       isClosing: () => this.#closing,
       begin: control => { this.#inFlight.add(control) },
@@ -160,6 +163,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     escalationApproved: options.escalationApproved === true,
     isPermitted: options.isPermitted,
     onRecord: options.onRecord,
+    serialize: options.serialize,
   }
 }
 

@@ -32,6 +32,13 @@ export const JwtSchema = z.object({
   clockToleranceSec: intFromEnv(0, 300).default(5),
 }).strict().refine(jwt => (jwt.jwksUrl === undefined) !== (jwt.key === undefined), 'exactly one of jwksUrl or key')
 
+/** Per-tool overload limits (config file only): calls in flight and queued over all sessions, and a rate. */
+export const ToolLimitSchema = z.object({
+  maxInFlight: z.number().int().min(1).optional(),
+  maxQueue: z.number().int().min(0).default(64),
+  rateLimitMax: z.number().int().min(1).optional(),
+}).strict()
+
 /**
  * Every setting, validated once at start-up. Environment variables win over the optional JSON
  * file named by `CONFIG_FILE`; a bad value stops start-up with a message naming the setting.
@@ -42,6 +49,7 @@ export const ConfigSchema = z.object({
   toolsDir: z.string().min(1).default('./tools'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   bodyLimit: intFromEnv(1, 64 * 1024 * 1024).default(1024 * 1024),
+  maxResponseBytes: intFromEnv(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   toolTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(120_000),
   maxQueuePerSession: intFromEnv(0, 100_000).default(64),
   queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(30_000),
@@ -53,14 +61,30 @@ export const ConfigSchema = z.object({
   jwt: JwtSchema.optional(),
   metrics: boolFromEnv.default(true),
   docs: boolFromEnv.default(true),
+  /** Idempotency records, rate-limit counters (and the demo ledger) live here when set. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+  redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
+  idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
+  idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(100_000),
+  /** Calls per principal per window over all tools; 0 turns rate limiting off. */
+  rateLimitMax: intFromEnv(0, 10_000_000).default(0),
+  rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
+  toolLimits: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), ToolLimitSchema).default({}),
+  /** Refuse calls with 503 before the process falls over; 0 turns a check off. */
+  maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
+  maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
+  maxRssBytes: intFromEnv(0, 2 ** 40).default(0),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
 
 const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit',
+  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
+  REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
+  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
 }
 
 export class ConfigError extends Error {
@@ -101,10 +125,12 @@ function readConfigFile (path: string | undefined): Record<string, unknown> {
   }
 }
 
+/** `principal:sha256[:scopes]`; scopes are separated by spaces or commas and may contain `:`. */
 function parseApiKeys (value: string): unknown[] {
   return value.split(';').map(s => s.trim()).filter(s => s !== '').map(entry => {
-    const [principal, sha256, scopes] = entry.split(':')
-    return { principal, sha256, ...(scopes === undefined ? {} : { scopes: scopes.split(/[ ,]+/).filter(s => s !== '') }) }
+    const [principal, sha256, ...rest] = entry.split(':')
+    const scopes = rest.join(':')
+    return { principal, sha256, ...(rest.length === 0 ? {} : { scopes: scopes.split(/[ ,]+/).filter(s => s !== '') }) }
   })
 }
 

@@ -14,6 +14,11 @@ export const CoreOptionsSchema = z.object({
    * its signal from blocking its domain forever.
    */
   abandonGraceMs: z.number().int().min(0).default(5_000),
+  /**
+   * Per-tool limits over every domain: at most `maxInFlight` calls of the tool run at once,
+   * at most `maxQueue` wait for one of those slots (429 beyond, 503 after `queueTimeoutMs`).
+   */
+  toolLimits: z.record(z.string(), z.object({ maxInFlight: z.number().int().min(1), maxQueue: z.number().int().min(0) })).default({}),
 })
 
 export type CoreOptions = z.output<typeof CoreOptionsSchema>

@@ -6,13 +6,15 @@ import { ERRORS, GatewayError, ToolError, ToolgateError } from './errors.js'
 import { toInputIssues } from './input-issues.js'
 import { checkIdempotencyKey, idempotent, type ExecutionHandle, type IdempotencyOptions } from './idempotency/step.js'
 import { acquireSlot, concurrencyClassOf, runExecute } from './run-execute.js'
-import type { Scheduler } from './scheduler.js'
+import type { Lease, Scheduler } from './scheduler.js'
 import type { AnyTool, DebugStep, ToolContext } from './tool.js'
 
 /** What the catalog shares with every call. */
 export interface PipelineEnv {
   readonly tools: ReadonlyMap<string, AnyTool>
   readonly scheduler: Scheduler
+  /** Per-tool limits across domains (only tools with a configured limit use it). */
+  readonly toolScheduler: Scheduler
   readonly options: CoreOptions
   readonly isClosing: () => boolean
   /** In-flight bookkeeping, so shutdown can wait for calls and then abort them. */
@@ -33,6 +35,12 @@ export interface Binding<App> {
   readonly escalationApproved: boolean
   readonly isPermitted?: (tool: AnyTool<App>) => boolean
   readonly onRecord?: (record: CallRecord) => void
+  /**
+   * The transport's encoding of a result (JSON for HTTP). Run inside the pipeline so that a
+   * value the transport cannot carry (circular, too large) is the tool's invalid output, a 502
+   * in the record and the metrics, not a crash after the call was counted as ok.
+   */
+  readonly serialize?: (value: unknown) => string
 }
 
 export interface InvokeRequest {
@@ -53,6 +61,8 @@ export interface InvokeResult<T = unknown> {
   readonly record: CallRecord
   /** True when the value is a stored answer to an earlier call with the same idempotency key. */
   readonly replayed: boolean
+  /** `value` encoded by the binding's `serialize`, when it has one. */
+  readonly body?: string
 }
 
 /**
@@ -72,24 +82,26 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     checkPermission(binding, tool)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
-    checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
     const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
     await runAuthorize(tool, input, ctx)
     if (control.reason !== undefined) throw control.reason
+    checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
     if (request.dryRun === true) {
       const proposal = runResolve(tool, input, ctx)
       record.outcome = 'dry_run'
-      return { value: proposal, record, replayed: false }
+      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
     }
     if (request.idempotencyKey === undefined) {
       const value = await scheduleAndExecute(env, binding, tool, input, ctx, control, record, {})
+      const body = serializeOutput(binding, tool, value)
       record.outcome = 'ok'
-      return { value, record, replayed: false }
+      return { value, record, replayed: false, body }
     }
     const { value, replayed } = await idempotent(env.idempotency, binding.idempotencyScope, tool, request.idempotencyKey, input, record,
       handle => scheduleAndExecute(env, binding, tool, input, ctx, control, record, handle))
+    const body = serializeOutput(binding, tool, value)
     record.outcome = replayed ? 'replayed' : 'ok'
-    return { value, record, replayed }
+    return { value, record, replayed, body }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
@@ -201,7 +213,7 @@ async function scheduleAndExecute<App> (
 ): Promise<unknown> {
   const { options } = env
   const queuedAt = performance.now()
-  const lease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, options.queueTimeoutMs)
+  const lease = await acquireSlots(env, binding, tool, control)
   if (control.reason !== undefined) {
     lease.release()
     throw control.reason
@@ -221,6 +233,24 @@ async function scheduleAndExecute<App> (
   const output = parseOutput(tool, execution.value)
   record.debugSteps = collectDebugSteps(tool, output)
   return output
+}
+
+/**
+ * The tool's own limit first (when configured), then the domain's slot. Always in that order,
+ * so two calls can never each hold what the other waits for.
+ */
+async function acquireSlots<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, control: CallControl): Promise<Lease> {
+  const { queueTimeoutMs, toolLimits } = env.options
+  const limit = toolLimits[tool.id]
+  if (limit === undefined) return await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+  const toolLease = await acquireSlot(env.toolScheduler, `tool:${tool.id}`, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue)
+  try {
+    const domainLease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+    return { release: () => { domainLease.release(); toolLease.release() } }
+  } catch (error) {
+    toolLease.release()
+    throw error
+  }
 }
 
 /** Malformed input gives `[]`, by the contract of `touchedResourcesOf` / `mutatedResourcesOf`. */
@@ -245,6 +275,15 @@ function parseOutput (tool: AnyTool, value: unknown): unknown {
     return tool.parseOutput(value)
   } catch (thrown) {
     throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${tool.id}" returned output that does not match its schema`, {}, { cause: thrown })
+  }
+}
+
+function serializeOutput<App> (binding: Binding<App>, tool: AnyTool<App>, value: unknown): string | undefined {
+  if (binding.serialize === undefined) return undefined
+  try {
+    return binding.serialize(value)
+  } catch (thrown) {
+    throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${tool.id}" returned output the transport cannot carry: ${thrown instanceof Error ? thrown.message : 'unserializable'}`, {}, { cause: thrown })
   }
 }
 

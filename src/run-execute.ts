@@ -15,12 +15,12 @@ export function concurrencyClassOf (tool: AnyTool): ConcurrencyClass {
 }
 
 /** Wait for a slot; a full queue is 429, a wait past `queueTimeoutMs` is 503, an abort ends the wait. */
-export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number): Lease | Promise<Lease> {
+export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number): Lease | Promise<Lease> {
   let now: Lease | undefined
   let later: ((lease: Lease) => void) | undefined
   let ticket
   try {
-    ticket = scheduler.request(domain, cls, lease => { if (later === undefined) now = lease; else later(lease) })
+    ticket = scheduler.request(domain, cls, lease => { if (later === undefined) now = lease; else later(lease) }, maxQueue)
   } catch (error) {
     if (error instanceof QueueFullError) throw new GatewayError('TOOLGATE_QUEUE_FULL', error.message, { retryAfter: 1 })
     throw error
@@ -31,7 +31,7 @@ export function acquireSlot (scheduler: Scheduler, domain: string, cls: Concurre
     const timer = setTimeout(() => {
       control.onAbort(undefined)
       queued.cancel()
-      reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in concurrency domain "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
+      reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
     }, queueTimeoutMs)
     later = lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }
     control.onAbort(reason => { clearTimeout(timer); queued.cancel(); reject(reason) })

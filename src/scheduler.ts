@@ -82,7 +82,7 @@ export class Scheduler {
    * Ask for a slot. `grant` is called synchronously when the slot is free now, else later in
    * arrival order. Throws `QueueFullError` when the domain's queue is at its bound.
    */
-  request (domainKey: string, cls: ConcurrencyClass, grant: (lease: Lease) => void): Ticket {
+  request (domainKey: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue = this.#options.maxQueuePerDomain): Ticket {
     let domain = this.#domains.get(domainKey)
     if (domain === undefined) {
       domain = new Domain()
@@ -92,7 +92,7 @@ export class Scheduler {
       grant(this.#lease(domainKey, domain, cls))
       return NOOP_TICKET
     }
-    if (domain.queue.length >= this.#options.maxQueuePerDomain) throw new QueueFullError(domainKey, this.#options.maxQueuePerDomain)
+    if (domain.queue.length >= maxQueue) throw new QueueFullError(domainKey, maxQueue)
     const waiter: Waiter = { cls, grant, cancelled: false }
     domain.queue.push(waiter)
     this.#queued++

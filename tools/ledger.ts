@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { defineTool, type AnyTool } from '../src/index.js'
 import { requireScope, type GatewayContext } from './lib/context.js'
+import { createRedisClient } from '../src/redis/client.js'
+import { RedisLedgerStore } from './ledger/redis-store.js'
 import { MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
 
 /*
@@ -109,4 +111,17 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore())
   ]
 }
 
-export default createLedgerTools()
+/**
+ * With REDIS_URL set, the ledger lives in Redis so that every replica moves the same money;
+ * otherwise in memory. (The gateway's own Redis settings are validated by its config; this
+ * demo tool reads the same two variables.)
+ */
+async function defaultStore (): Promise<LedgerStore> {
+  const url = process.env.REDIS_URL
+  if (url === undefined || url === '') return new MemoryLedgerStore()
+  const store = new RedisLedgerStore(createRedisClient(url), process.env.REDIS_PREFIX ?? 'toolgate:')
+  await store.seed().catch(() => {}) // Redis down at start: the store seeds on first use once it is back
+  return store
+}
+
+export default createLedgerTools(await defaultStore())

@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineToolCatalog, MemoryIdempotencyStore, type IdempotencyStore } from '../../src/index.js'
+import { defineTool, defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type IdempotencyStore, type ToolContext } from '../../src/index.js'
 import { fingerprintOf } from '../../src/idempotency/fingerprint.js'
 
 interface App { allowed: boolean }
 
 function slowWriter (settleAfterMs: number) {
   const state = { runs: 0, effects: 0 }
-  const catalog = defineToolCatalog<App>([{
+  const catalog = defineToolCatalog<App>([defineTool({
     id: 'slow_write', kind: 'write', description: 'Writes slowly and ignores its signal.', isReadOnly: false, isConcurrencySafe: false,
     timeoutMs: 50, inputSchema: z.object({ v: z.number() }), outputSchema: z.object({ v: z.number() }),
-    authorize (_input, ctx) { if (!ctx.app.allowed) throw new Error('access revoked') },
+    authorize (_input, ctx: ToolContext<App>) { if (!ctx.app.allowed) throw new Error('access revoked') },
     execute: async ({ v }) => {
       state.runs++
       await new Promise(resolve => setTimeout(resolve, settleAfterMs))
       state.effects++
       return { v }
     },
-  }], { core: { abandonGraceMs: 10_000 } })
+  }) as AnyTool<App>], { core: { abandonGraceMs: 10_000 } })
   return { state, catalog }
 }
 

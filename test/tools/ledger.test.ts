@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import shipped, { createLedgerTools, LARGE_TRANSFER_CENTS, MAX_TRANSFER_CENTS } from '../../tools/ledger.js'
 import { DEMO_ACCOUNTS, MemoryLedgerStore } from '../../tools/ledger/store.js'
@@ -32,9 +33,14 @@ describe('ledger_balance', () => {
 })
 
 describe('ledger_transfer', () => {
+  it('requires an idempotency key (after authorization)', async () => {
+    const h = ledger()
+    await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }), 400, 'TOOLGATE_IDEMPOTENCY_KEY_REQUIRED')
+  })
+
   it('moves cents between two accounts and returns a receipt', async () => {
     const h = ledger()
-    const { value, record } = await h.call('ledger_transfer', { from: 'alice', to: 'carol', amount: 2_500 })
+    const { value, record } = await h.call('ledger_transfer', { from: 'alice', to: 'carol', amount: 2_500 }, { idempotencyKey: randomUUID() })
     expect(value).toMatchObject({ from: 'alice', to: 'carol', amount: 2_500, currency: 'USD', balancesAfter: { alice: 7_500, carol: 2_500 } })
     expect(await balances(h)).toEqual({ alice: 7_500, bob: 5_000, carol: 2_500 })
     expect(record.touchedResources).toEqual(['ledger:alice', 'ledger:carol'])
@@ -47,48 +53,48 @@ describe('ledger_transfer', () => {
 
   it('may empty an account exactly', async () => {
     const h = ledger()
-    await h.call('ledger_transfer', { from: 'bob', to: 'carol', amount: 5_000 })
+    await h.call('ledger_transfer', { from: 'bob', to: 'carol', amount: 5_000 }, { idempotencyKey: randomUUID() })
     expect(await balances(h)).toMatchObject({ bob: 0, carol: 5_000 })
   })
 
   it('refuses to overdraw: 409 INSUFFICIENT_FUNDS, balances unchanged', async () => {
     const h = ledger()
-    await expectFailure(h.call('ledger_transfer', { from: 'carol', to: 'alice', amount: 1 }), 409, 'INSUFFICIENT_FUNDS')
-    await expectFailure(h.call('ledger_transfer', { from: 'bob', to: 'alice', amount: 5_001 }), 409, 'INSUFFICIENT_FUNDS')
+    await expectFailure(h.call('ledger_transfer', { from: 'carol', to: 'alice', amount: 1 }, { idempotencyKey: randomUUID() }), 409, 'INSUFFICIENT_FUNDS')
+    await expectFailure(h.call('ledger_transfer', { from: 'bob', to: 'alice', amount: 5_001 }, { idempotencyKey: randomUUID() }), 409, 'INSUFFICIENT_FUNDS')
     expect(await balances(h)).toEqual(DEMO_ACCOUNTS)
   })
 
   it('an unknown account is 404 ACCOUNT_NOT_FOUND, on either side, and nothing moves', async () => {
     const h = ledger()
-    await expectFailure(h.call('ledger_transfer', { from: 'mallory', to: 'alice', amount: 1 }), 404, 'ACCOUNT_NOT_FOUND')
-    await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'mallory', amount: 1 }), 404, 'ACCOUNT_NOT_FOUND')
+    await expectFailure(h.call('ledger_transfer', { from: 'mallory', to: 'alice', amount: 1 }, { idempotencyKey: randomUUID() }), 404, 'ACCOUNT_NOT_FOUND')
+    await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'mallory', amount: 1 }, { idempotencyKey: randomUUID() }), 404, 'ACCOUNT_NOT_FOUND')
     expect(await balances(h)).toEqual(DEMO_ACCOUNTS)
   })
 
   it('validates amounts (positive integer cents, capped) and distinct accounts by schema', async () => {
     const h = ledger()
     for (const amount of [0, -5, 1.5, '100', MAX_TRANSFER_CENTS + 1, Number.NaN]) {
-      await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'bob', amount }), 400, 'TOOLGATE_INVALID_INPUT')
+      await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'bob', amount }, { idempotencyKey: randomUUID() }), 400, 'TOOLGATE_INVALID_INPUT')
     }
-    const error = await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'alice', amount: 1 }), 400, 'TOOLGATE_INVALID_INPUT')
+    const error = await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'alice', amount: 1 }, { idempotencyKey: randomUUID() }), 400, 'TOOLGATE_INVALID_INPUT')
     expect(error.extensions.errors).toEqual([expect.objectContaining({ pointer: '/to' })])
-    await expectFailure(h.call('ledger_transfer', { from: 'Alice', to: 'bob', amount: 1 }), 400, 'TOOLGATE_INVALID_INPUT')
+    await expectFailure(h.call('ledger_transfer', { from: 'Alice', to: 'bob', amount: 1 }, { idempotencyKey: randomUUID() }), 400, 'TOOLGATE_INVALID_INPUT')
     expect(await balances(h)).toEqual(DEMO_ACCOUNTS)
   })
 
   it('authorize denies a principal without the ledger:transfer scope', async () => {
     const h = ledger()
-    const error = await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { app: reader }), 403, 'TOOLGATE_DENIED')
+    const error = await expectFailure(h.call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { app: reader, idempotencyKey: randomUUID() }), 403, 'TOOLGATE_DENIED')
     expect(error.message).toMatch(/ledger:transfer/)
     expect(await balances(h)).toEqual(DEMO_ACCOUNTS)
   })
 
   it('authorize denies a large transfer without ledger:transfer:large, before any funds check', async () => {
     const h = ledger({ rich: 10_000_000, poor: 0 })
-    const error = await expectFailure(h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS + 1 }), 403, 'TOOLGATE_DENIED')
+    const error = await expectFailure(h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS + 1 }, { idempotencyKey: randomUUID() }), 403, 'TOOLGATE_DENIED')
     expect(error.message).toMatch(/ledger:transfer:large/)
-    await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS })
-    await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS + 1 }, { app: bigPayer })
+    await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS }, { idempotencyKey: randomUUID() })
+    await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS + 1 }, { app: bigPayer, idempotencyKey: randomUUID() })
     expect(await balances(h)).toEqual({ rich: 10_000_000 - 2 * LARGE_TRANSFER_CENTS - 1, poor: 2 * LARGE_TRANSFER_CENTS + 1 })
   })
 
@@ -110,16 +116,16 @@ describe('ledger_transfer', () => {
   })
 
   it('dry run still runs authorize', async () => {
-    await expectFailure(ledger().call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { app: reader, dryRun: true }), 403, 'TOOLGATE_DENIED')
+    await expectFailure(ledger().call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { app: reader, dryRun: true, idempotencyKey: randomUUID() }), 403, 'TOOLGATE_DENIED')
   })
 
   it('is refused in plan mode', async () => {
-    await expectFailure(ledger().call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { bind: { mode: 'plan' } }), 403, 'TOOLGATE_PLAN_MODE')
+    await expectFailure(ledger().call('ledger_transfer', { from: 'alice', to: 'bob', amount: 1 }, { bind: { mode: 'plan' }, idempotencyKey: randomUUID() }), 403, 'TOOLGATE_PLAN_MODE')
   })
 
   it('concurrent transfers from many sessions never overdraw', async () => {
     const h = ledger({ src: 1_000, dst: 0 })
-    const calls = Array.from({ length: 30 }, (_, i) => h.call('ledger_transfer', { from: 'src', to: 'dst', amount: 100 }, { app: fakeApp({ principal: payer.principal, domain: `s${i}` }) }))
+    const calls = Array.from({ length: 30 }, (_, i) => h.call('ledger_transfer', { from: 'src', to: 'dst', amount: 100 }, { app: fakeApp({ principal: payer.principal, domain: `s${i}` }), idempotencyKey: randomUUID() }))
     const results = await Promise.allSettled(calls)
     expect(results.filter(r => r.status === 'fulfilled')).toHaveLength(10)
     expect(await balances(h)).toEqual({ src: 0, dst: 1_000 })

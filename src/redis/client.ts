@@ -1,0 +1,32 @@
+import { Redis } from 'ioredis'
+
+export interface RedisSettings {
+  readonly url: string
+  /** Every key this gateway writes starts with it, so several deployments (or test runs) share one Redis. */
+  readonly prefix: string
+}
+
+/**
+ * A Redis client that fails fast instead of queueing: while Redis is unreachable a command
+ * rejects at once (the caller answers 503), and the client keeps reconnecting in the
+ * background, so the gateway recovers without a restart.
+ */
+export function createRedisClient (url: string): Redis {
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: attempt => Math.min(attempt * 100, 2_000),
+    lazyConnect: false,
+  })
+}
+
+/** Wait until the client is ready, up to `timeoutMs`; a Redis that is down at start-up is not fatal. */
+export async function whenReady (client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return true
+  return await new Promise<boolean>(resolve => {
+    const timer = setTimeout(() => { client.off('ready', onReady); resolve(false) }, timeoutMs)
+    const onReady = (): void => { clearTimeout(timer); resolve(true) }
+    client.once('ready', onReady)
+  })
+}
