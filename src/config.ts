@@ -78,7 +78,7 @@ export const ConfigSchema = z.object({
 
 export type Config = z.output<typeof ConfigSchema>
 
-const ENV_KEYS: Record<string, keyof Config> = {
+export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
