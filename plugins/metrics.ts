@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Outcome } from '../src/index.js'
-import type { GatewayMetrics } from '../src/metrics.js'
+import type { GatewayMetrics } from '../src/metrics/gateway-metrics.js'
 
 /** Outcomes of tool-route failures that happen before the pipeline (auth, transport). */
 const OUTCOME_BY_STATUS: Record<number, Outcome> = {
@@ -18,7 +18,7 @@ export const metricsPlugin = fp(async function metrics (app: FastifyInstance, op
     gatewayMetrics.observeOutcome(toolId, OUTCOME_BY_STATUS[reply.statusCode] ?? 'internal', reply.elapsedTime / 1000)
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const body = await gatewayMetrics.registry.metrics()
-    return reply.type(gatewayMetrics.registry.contentType).send(body)
+    const body = await gatewayMetrics.render()
+    return reply.type(gatewayMetrics.contentType).send(body)
   })
 }, { name: 'toolgate-metrics' })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, type CallRecord, type Outcome } from '../../src/index.js'
-import { GatewayMetrics } from '../../src/metrics.js'
+import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js'
 
 const tool = defineTool({
   id: 'pay', kind: 'write', description: 'Pays.', isReadOnly: false, isConcurrencySafe: false,
@@ -19,7 +19,7 @@ function record (toolId: string, outcome: Outcome, fields: Partial<CallRecord> =
 }
 
 async function text (metrics: GatewayMetrics): Promise<string> {
-  return metrics.registry.metrics()
+  return metrics.render()
 }
 
 describe('GatewayMetrics without HTTP', () => {

@@ -1,0 +1,111 @@
+/**
+ * Minimal Prometheus metric families for the per-call hot path. prom-client re-hashes and
+ * re-validates the label set on every `inc` and `observe`, even through a bound child; here a
+ * child is a plain object made once per label set, so counting a call is a few additions, and
+ * every exposition line's `name{labels}` prefix is rendered once, so a scrape of thousands of
+ * series is string concatenation.
+ */
+
+type Labels = Readonly<Record<string, string>>
+
+function escapeLabel (value: string): string {
+  return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')
+}
+
+function labelText (labels: Labels, extra = ''): string {
+  const parts = Object.entries(labels).map(([name, value]) => `${name}="${escapeLabel(value)}"`)
+  if (extra !== '') parts.push(extra)
+  return parts.length === 0 ? '' : `{${parts.join(',')}}`
+}
+
+/** Prometheus's number format: integers as such, `+Inf`, else JS's shortest round-trip form. */
+function num (value: number): string {
+  return value === Infinity ? '+Inf' : value === -Infinity ? '-Inf' : String(value)
+}
+
+abstract class Family<Child> {
+  readonly #children = new Map<string, Child>()
+  constructor (readonly name: string, readonly help: string, readonly type: string) {}
+
+  /** The child of this label set, made on first use and kept: bind it once, use it forever. */
+  child (labels: Labels): Child {
+    const key = labelText(labels)
+    let child = this.#children.get(key)
+    if (child === undefined) {
+      child = this.create(labels)
+      this.#children.set(key, child)
+    }
+    return child
+  }
+
+  protected abstract create (labels: Labels): Child
+  protected abstract lines (child: Child, out: string[]): void
+
+  render (out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n')}`, `# TYPE ${this.name} ${this.type}`)
+    for (const child of this.#children.values()) this.lines(child, out)
+  }
+}
+
+export class CounterChild {
+  value = 0
+  constructor (readonly prefix: string) {}
+  inc (by = 1): void { this.value += by }
+}
+
+export class CounterFamily extends Family<CounterChild> {
+  constructor (name: string, help: string) { super(name, help, 'counter') }
+  protected create (labels: Labels): CounterChild { return new CounterChild(`${this.name}${labelText(labels)} `) }
+  protected lines (child: CounterChild, out: string[]): void { out.push(child.prefix + num(child.value)) }
+}
+
+export class GaugeChild {
+  value = 0
+  constructor (readonly prefix: string, readonly read?: () => number) {}
+  inc (): void { this.value++ }
+  dec (): void { this.value-- }
+  set (value: number): void { this.value = value }
+}
+
+export class GaugeFamily extends Family<GaugeChild> {
+  constructor (name: string, help: string, readonly read?: () => number) { super(name, help, 'gauge') }
+  protected create (labels: Labels): GaugeChild { return new GaugeChild(`${this.name}${labelText(labels)} `, this.read) }
+  protected lines (child: GaugeChild, out: string[]): void { out.push(child.prefix + num(child.read?.() ?? child.value)) }
+}
+
+export class HistogramChild {
+  /** Per-bucket (not cumulative) counts; the last slot is +Inf. */
+  readonly counts: Float64Array
+  sum = 0
+  count = 0
+  constructor (readonly bounds: readonly number[], readonly bucketPrefixes: readonly string[], readonly sumPrefix: string, readonly countPrefix: string) {
+    this.counts = new Float64Array(bounds.length + 1)
+  }
+
+  observe (value: number): void {
+    const bounds = this.bounds
+    let i = 0
+    while (i < bounds.length && value > bounds[i]!) i++
+    this.counts[i]!++
+    this.sum += value
+    this.count++
+  }
+}
+
+export class HistogramFamily extends Family<HistogramChild> {
+  constructor (name: string, help: string, readonly bounds: readonly number[]) { super(name, help, 'histogram') }
+
+  protected create (labels: Labels): HistogramChild {
+    const bucketPrefixes = [...this.bounds, Infinity].map(le => `${this.name}_bucket${labelText(labels, `le="${num(le)}"`)} `)
+    return new HistogramChild(this.bounds, bucketPrefixes, `${this.name}_sum${labelText(labels)} `, `${this.name}_count${labelText(labels)} `)
+  }
+
+  protected lines (child: HistogramChild, out: string[]): void {
+    let cumulative = 0
+    for (let i = 0; i < child.counts.length; i++) {
+      cumulative += child.counts[i]!
+      out.push(child.bucketPrefixes[i]! + num(cumulative))
+    }
+    out.push(child.sumPrefix + num(child.sum), child.countPrefix + num(child.count))
+  }
+}
