@@ -4,19 +4,57 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
 import { ERROR_TABLE_MARKDOWN } from './error-table.js'
+import { SHARED_PROBLEMS } from './schemas.js'
 
 type Transform = typeof jsonSchemaTransform
 
+/** Parts of a route schema that many routes share by identity, converted once. */
+const SHARED_PARTS = ['querystring', 'headers'] as const
+const converted = new WeakMap<object, unknown>()
+
 /**
- * fastify-type-provider-zod's transform drops falsy schema members, so `x-read-only: false`
- * would vanish from the document; put the `x-` extensions back as declared.
+ * The route-schema transform: fastify-type-provider-zod's, with two corrections.
+ *
+ * - It drops falsy members, so `x-read-only: false` would vanish: `x-` extensions are put back
+ *   as declared.
+ * - It converts every schema of every route afresh. Every tool shares its query and header
+ *   schemas and its problem responses (the same objects), so those are converted once and
+ *   reused: with 1000 tools that is most of the generation time.
  */
-const keepFalseExtensions: Transform = document => {
-  const transformed = jsonSchemaTransform(document)
+const transform: Transform = document => {
   const schema = document.schema as Record<string, unknown> | undefined
-  if (schema === undefined || transformed.schema === undefined) return transformed
+  if (schema === undefined) return jsonSchemaTransform(document)
+  const own: Record<string, unknown> = { ...schema }
+  const shared: Record<string, unknown> = {}
+  for (const part of SHARED_PARTS) {
+    if (own[part] === undefined) continue
+    shared[part] = once(own[part] as object, value => jsonSchemaTransform({ ...document, schema: { [part]: value } } as typeof document).schema?.[part as never])
+    delete own[part]
+  }
+  const responses = own.response as Record<string, object> | undefined
+  const sharedResponses: Record<string, unknown> = {}
+  if (responses !== undefined) {
+    const ownResponses: Record<string, object> = {}
+    for (const [status, response] of Object.entries(responses)) {
+      if (isSharedProblem(response)) sharedResponses[status] = once(response, value => (jsonSchemaTransform({ ...document, schema: { response: { [status]: value } } } as typeof document).schema as { response: Record<string, unknown> }).response[status])
+      else ownResponses[status] = response
+    }
+    own.response = ownResponses
+  }
+  const transformed = jsonSchemaTransform({ ...document, schema: own } as typeof document)
+  const result = (transformed.schema ?? {}) as Record<string, unknown>
   const extensions = Object.fromEntries(Object.entries(schema).filter(([key]) => key.startsWith('x-')))
-  return { ...transformed, schema: { ...transformed.schema, ...extensions } }
+  const response = responses === undefined ? undefined : { ...(result.response as object | undefined), ...sharedResponses }
+  return { ...transformed, schema: { ...result, ...shared, ...extensions, ...(response === undefined ? {} : { response }) } }
+}
+
+function once (key: object, convert: (value: object) => unknown): unknown {
+  if (!converted.has(key)) converted.set(key, convert(key))
+  return converted.get(key)
+}
+
+function isSharedProblem (response: object): boolean {
+  return SHARED_PROBLEMS.has(response)
 }
 
 /** The zod transform registers an input twin of every named schema; keep only referenced ones. */
@@ -60,7 +98,7 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance, op
       },
       tags: [{ name: 'gateway', description: 'Listing, health and metadata' }],
     },
-    transform: keepFalseExtensions,
+    transform,
     transformObject: withoutUnusedSchemas,
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

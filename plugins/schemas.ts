@@ -23,11 +23,23 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'The tool timed out',
 }
 
+/** Response objects made here, shared by every route that uses them (the OpenAPI transform converts each once). */
+export const SHARED_PROBLEMS = new WeakSet<object>()
+const madeProblems = new Map<number, ProblemResponse>()
+
+interface ProblemResponse { description: string, content: Record<string, { schema: typeof ProblemSchema }> }
+
 /** Every status the gateway's catalogue can produce, as problem+json responses for the OpenAPI document. */
 export function problemResponses (statuses: readonly number[]): Record<number, { description: string, content: Record<string, { schema: typeof ProblemSchema }> }> {
-  const responses: Record<number, { description: string, content: Record<string, { schema: typeof ProblemSchema }> }> = {}
+  const responses: Record<number, ProblemResponse> = {}
   for (const status of statuses) {
-    responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: ProblemSchema } } }
+    let response = madeProblems.get(status)
+    if (response === undefined) {
+      response = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: ProblemSchema } } }
+      madeProblems.set(status, response)
+      SHARED_PROBLEMS.add(response)
+    }
+    responses[status] = response
   }
   return responses
 }
