@@ -37,8 +37,23 @@ export interface BuildOptions {
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
   checkToolLimits(config, options.tools)
-  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl)
-  if (redis !== undefined) await whenReady(redis, 2_000) // down at start-up is not fatal: calls needing it answer 503
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.bodyLimit,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    // One log line per request, ours (onResponse below), with the tool and its outcome.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 128 },
+  })
+  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
+    down: error => { app.log.warn({ err: error }, 'redis unreachable: idempotent calls answer 503, rate limits are not enforced until it is back') },
+    up: () => { app.log.info('redis reachable again') },
+  })
+  if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
   // `catalog` is read at scrape time only, once it exists.
   const metrics = new GatewayMetrics(options.tools, { version: VERSION, queued: () => catalog.scheduler.queued })
   const catalog = defineToolCatalog<GatewayApp>(options.tools as AnyTool<GatewayApp>[], {
@@ -62,18 +77,6 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     inFlight: () => catalog.inFlight,
   }
 
-  const app = Fastify({
-    logger: options.logger ?? false,
-    bodyLimit: config.bodyLimit,
-    genReqId: requestIdOf,
-    requestIdHeader: false,
-    // One log line per request, ours (onResponse below), with the tool and its outcome.
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: false,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 128 },
-  })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('catalog', catalog)

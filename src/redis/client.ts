@@ -11,14 +11,35 @@ export interface RedisSettings {
  * rejects at once (the caller answers 503), and the client keeps reconnecting in the
  * background, so the gateway recovers without a restart.
  */
-export function createRedisClient (url: string): Redis {
-  return new Redis(url, {
+export function createRedisClient (url: string, events: RedisEvents = {}): Redis {
+  const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: attempt => Math.min(attempt * 100, 2_000),
     lazyConnect: false,
   })
+  // Without a listener ioredis prints every failed reconnect to stderr. Report the transitions
+  // (up to down, down to up) once each, not every attempt.
+  let down = false
+  client.on('error', (error: Error) => {
+    if (down) return
+    down = true
+    events.down?.(error)
+  })
+  client.on('ready', () => {
+    if (!down) return
+    down = false
+    events.up?.()
+  })
+  return client
+}
+
+export interface RedisEvents {
+  /** Redis became unreachable (called once per outage). */
+  down?: (error: Error) => void
+  /** Redis is back after an outage. */
+  up?: () => void
 }
 
 /** Wait until the client is ready, up to `timeoutMs`; a Redis that is down at start-up is not fatal. */

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 const prefix = testPrefix()
 const sha = (key: string): string => createHash('sha256').update(key).digest('hex')
 const KEYS = { payer: 'payer-key-0123456789', limited: 'limited-key-0123456789' }
@@ -19,7 +18,8 @@ let addresses: string[] = []
 
 /** One gateway process; resolves with its address once it listens. */
 function startReplica (): Promise<string> {
-  const child = spawn(tsx, ['plugins/server.ts'], { cwd: root, env: { ...process.env, ...env } })
+  // node itself (not the tsx wrapper), so that SIGTERM reaches the server and nothing outlives the test.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'plugins/server.ts'], { cwd: root, env: { ...process.env, ...env } })
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
@@ -39,7 +39,11 @@ beforeAll(async () => {
   if (HAVE_REDIS) addresses = await Promise.all([startReplica(), startReplica()])
 }, 30_000)
 afterAll(async () => {
-  for (const child of children) child.kill('SIGTERM')
+  await Promise.all(children.map(child => new Promise(resolve => {
+    if (child.exitCode !== null) { resolve(undefined); return }
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })))
   if (HAVE_REDIS) await cleanPrefix(prefix)
 })
 

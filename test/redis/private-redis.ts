@@ -1,0 +1,69 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+
+/** Whether a `redis-server` binary is on PATH; these tests skip (and say so) without one. */
+export const HAVE_REDIS_SERVER = spawnSync('redis-server', ['--version']).error === undefined
+if (!HAVE_REDIS_SERVER) console.warn('[skip] Redis outage tests: no redis-server on PATH (install Redis to run them)')
+
+/** A port nobody listens on right now, on 127.0.0.1. */
+export async function freePort (): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+/**
+ * A throwaway `redis-server` of the test's own on 127.0.0.1, which the test may stop (kill by
+ * PID) and start again on the same port. Nothing is persisted.
+ */
+export class PrivateRedis {
+  #child: ChildProcess | undefined
+
+  private constructor (readonly port: number) {}
+
+  /** A free port for it, not started yet: a Redis that is down from the beginning. */
+  static async reserve (): Promise<PrivateRedis> {
+    return new PrivateRedis(await freePort())
+  }
+
+  static async start (): Promise<PrivateRedis> {
+    const redis = await PrivateRedis.reserve()
+    await redis.start()
+    return redis
+  }
+
+  get url (): string {
+    return `redis://127.0.0.1:${this.port}`
+  }
+
+  /** Start (again) on the same port; resolves once it accepts connections. */
+  async start (): Promise<void> {
+    if (this.#child !== undefined) throw new Error('this redis-server is already running')
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    this.#child = child
+    let out = ''
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => { reject(new Error(`redis-server did not start on ${this.port}: ${out}`)) }, 5_000)
+      child.stdout!.on('data', chunk => {
+        out += String(chunk)
+        if (out.includes('Ready to accept connections')) { clearTimeout(timer); resolve() }
+      })
+      child.once('exit', code => { clearTimeout(timer); reject(new Error(`redis-server exited ${code}: ${out}`)) })
+    })
+  }
+
+  /** Kill it by its PID (SIGKILL: an outage, not a shutdown) and wait until it is gone. */
+  async stop (): Promise<void> {
+    const child = this.#child
+    if (child === undefined) return
+    this.#child = undefined
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = once(child, 'exit')
+    process.kill(child.pid!, 'SIGKILL')
+    await exited
+  }
+}
