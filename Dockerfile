@@ -18,12 +18,10 @@ RUN npm ci --omit=dev --no-audit --no-fund
 FROM node:20-slim
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
-# `npm start` runs the TypeScript sources (and TOOLS_DIR's .ts tools) through tsx, a dev
-# dependency: take it and its only dependency, esbuild, from the full install.
-COPY --from=build /app/node_modules/tsx ./node_modules/tsx
-COPY --from=build /app/node_modules/esbuild ./node_modules/esbuild
-COPY --from=build /app/node_modules/@esbuild ./node_modules/@esbuild
+# `npm start` runs the TypeScript sources (and TOOLS_DIR's .ts tools) through runtime/, whose
+# only dependency, esbuild, is a production dependency.
 COPY package.json tsconfig.json ./
+COPY runtime ./runtime
 COPY src ./src
 COPY plugins ./plugins
 COPY tools ./tools
@@ -34,6 +32,6 @@ EXPOSE 3000
 # No curl in slim images: Node's own fetch.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# What `npm start` runs (tsx plugins/server.ts), as one node process: it is PID 1 and gets
-# SIGTERM itself, so graceful shutdown (SHUTDOWN_GRACE_MS) works on `docker stop`.
-CMD ["node", "--import", "tsx", "plugins/server.ts"]
+# What `npm start` runs, as one node process: it is PID 1 and gets SIGTERM itself, so
+# graceful shutdown (SHUTDOWN_GRACE_MS) works on `docker stop`.
+CMD ["node", "--import", "./runtime/register.mjs", "plugins/server.ts"]

@@ -8,6 +8,7 @@ import { createRedisClient, whenReady } from '../src/redis/client.js'
 import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatalog } from '../src/index.js'
 import { GatewayMetrics } from '../src/metrics/gateway-metrics.js'
 import { healthRoutes } from './health.js'
+import { lazyChildLogger } from './lazy-logger.js'
 import { metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
@@ -44,6 +45,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     requestIdHeader: false,
     // One log line per request, ours (onResponse below), with the tool and its outcome.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -97,9 +99,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     maxResponseBytes: config.maxResponseBytes,
   })
   // Tool calls log their own line (tool-routes); every other request logs here.
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.callRecord !== null) return
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.callRecord === null && INFO_OR_LOWER.has(request.log.level)) {
+      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+    }
+    done()
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)
@@ -107,6 +111,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   return app
 }
+
+const INFO_OR_LOWER = new Set(['info', 'debug', 'trace'])
 
 /** A limit for a tool that does not exist is a typo: stop start-up and name it. */
 function checkToolLimits (config: Config, tools: readonly AnyTool[]): void {

@@ -33,21 +33,26 @@ export const authPlugin = fp(async function auth (app: FastifyInstance, options:
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorate('isPermitted', createPermissionRules(options.config.rules))
   app.decorate('hasPermissionRules', options.config.rules.length > 0)
-  app.addHook('onRequest', async request => {
-    try {
-      request.principal = await authenticate({
-        authorization: request.headers.authorization,
-        'x-api-key': single(request.headers['x-api-key']),
-      })
-    } catch (error) {
+  // Callback style: an API key is checked synchronously, so most calls make no promise here.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const fail = (error: unknown): void => {
       if (error instanceof GatewayError && options.onFailure !== undefined) {
         options.onFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
       }
-      throw error
+      done(error as Error)
     }
+    let principal
+    try {
+      principal = authenticate({ authorization: request.headers.authorization, 'x-api-key': request.headers['x-api-key'] })
+    } catch (error) {
+      fail(error)
+      return
+    }
+    if (principal instanceof Promise) {
+      principal.then(resolved => { request.principal = resolved; done() }, fail)
+      return
+    }
+    request.principal = principal
+    done()
   })
 }, { name: 'toolgate-auth' })
-
-function single (value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
-}

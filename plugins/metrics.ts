@@ -12,10 +12,12 @@ const OUTCOME_BY_STATUS: Record<number, Outcome> = {
 /** `GET /metrics`, and counting of tool-route requests that never reached the pipeline. */
 export const metricsPlugin = fp(async function metrics (app: FastifyInstance, options: { metrics: GatewayMetrics }) {
   const { metrics: gatewayMetrics } = options
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const toolId = request.routeOptions.config.toolId
-    if (toolId === undefined || request.callRecord !== null) return
-    gatewayMetrics.observeOutcome(toolId, OUTCOME_BY_STATUS[reply.statusCode] ?? 'internal', reply.elapsedTime / 1000)
+    if (toolId !== undefined && request.callRecord === null) {
+      gatewayMetrics.observeOutcome(toolId, OUTCOME_BY_STATUS[reply.statusCode] ?? 'internal', reply.elapsedTime / 1000)
+    }
+    done()
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const body = await gatewayMetrics.render()

@@ -101,6 +101,9 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance, op
     transform,
     transformObject: withoutUnusedSchemas,
   })
+  // Generate the document before the gateway serves anything: with a thousand tools it takes
+  // most of a second, which must not stall the event loop (and trip the overload guard) later.
+  app.addHook('onReady', async () => { app.swagger() })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   if (options.ui) {
     await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } })

@@ -14,7 +14,8 @@ export function requestIdOf (raw: IncomingMessage): string {
 
 /** Return `X-Request-Id` on every response, errors and 404s included. */
 export const requestIdPlugin = fp(async function requestId (app: FastifyInstance) {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id)
+    done()
   })
 }, { name: 'toolgate-request-id' })

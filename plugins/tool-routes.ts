@@ -182,6 +182,7 @@ function jsonWithin (maxBytes: number): (value: unknown) => string {
 }
 const EMPTY_QUERY = Object.freeze({})
 const passThrough = (data: unknown): { value: unknown } => ({ value: data })
+const headersAsSent = (): boolean => true
 
 /**
  * The body is the tool's raw input: the pipeline validates it, after authentication and the
@@ -189,7 +190,10 @@ const passThrough = (data: unknown): { value: unknown } => ({ value: data })
  * header object with zod would cost every call microseconds); the schema still documents them.
  */
 const callValidator: FastifySchemaCompiler<z.ZodType> = routeSchema => {
-  if (routeSchema.httpPart === 'body' || routeSchema.httpPart === 'headers') return passThrough
+  if (routeSchema.httpPart === 'body') return passThrough
+  // No `value` for headers: Fastify would then replace request.headers with a copy, and every
+  // later read of it would copy all headers again.
+  if (routeSchema.httpPart === 'headers') return headersAsSent
   const validate = validatorCompiler(routeSchema) as (data: unknown) => { value?: unknown, error?: Error }
   return data => (isEmpty(data) ? { value: EMPTY_QUERY } : validate(data))
 }

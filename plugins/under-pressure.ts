@@ -17,6 +17,10 @@ export const underPressurePlugin = fp(async function pressure (app: FastifyInsta
     maxRssBytes: config.maxRssBytes,
     exposeStatusRoute: false,
     pressureHandler: async (_request, _reply, type, value) => {
+      // under-pressure reports an interval with no event-loop samples at all as an Infinity
+      // delay: one long block (start-up work) and then a whole second of 503s. The loop is
+      // answering this very request, so that is no overload.
+      if (type === 'eventLoopDelay' && value === Infinity) return
       throw new GatewayError('TOOLGATE_OVERLOADED', `the gateway is under pressure (${type}${value === undefined ? '' : ` ${Math.round(value)}`}); retry shortly`, { retryAfter: 5 })
     },
   })

@@ -9,8 +9,11 @@ import { JwksUnavailableError, JwtVerificationError } from './jwt-errors.js'
 
 export type AuthConfig = Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled'>
 
-/** Resolves with the caller's principal or rejects with a 401 (or a 503 when the JWKS is down). */
-export type Authenticate = (headers: AuthHeaders) => Promise<Principal>
+/**
+ * The caller's principal, or a thrown 401 (or 503 when the JWKS is down). Synchronous for API
+ * keys and anonymous callers (no promise on the hot path); a JWT may return a promise.
+ */
+export type Authenticate = (headers: AuthHeaders) => Principal | Promise<Principal>
 
 /** Every caller when no credentials are configured, or when auth is turned off. */
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call]), via: 'anonymous' })
@@ -32,16 +35,16 @@ export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Obj
  * const principal = await authenticate({ 'x-api-key': 's3cret' }) // { id: 'ci', scopes: ['tools:read'], via: 'api-key' }
  */
 export function createAuthenticator (config: AuthConfig): Authenticate {
-  if (config.authDisabled || (config.apiKeys.length === 0 && config.jwt === undefined)) return async () => ANONYMOUS
+  if (config.authDisabled || (config.apiKeys.length === 0 && config.jwt === undefined)) return () => ANONYMOUS
   const byApiKey = apiKeyStep(config)
   const byJwt = config.jwt === undefined ? undefined : jwtStep(createJwtVerifier(config.jwt))
-  return async headers => {
+  return headers => {
     const credential = readCredential(headers)
     switch (credential.kind) {
       case 'none': throw unauthenticated('missing', 'send an API key (X-Api-Key) or a bearer token (Authorization: Bearer)')
       case 'malformed': throw unauthenticated('malformed', credential.problem, 'invalid_request')
       case 'api-key': return byApiKey(credential.value)
-      case 'bearer': return byJwt !== undefined && looksLikeJwt(credential.value) ? await byJwt(credential.value) : byApiKey(credential.value)
+      case 'bearer': return byJwt !== undefined && looksLikeJwt(credential.value) ? byJwt(credential.value) : byApiKey(credential.value)
     }
   }
 }

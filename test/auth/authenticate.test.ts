@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { ANONYMOUS, createAuthenticator, hashApiKey } from '../../src/auth/index.js'
+import { ANONYMOUS, hashApiKey } from '../../src/auth/index.js'
 import { expect401 } from './helpers.js'
+import { promisedAuthenticator } from './helpers.js'
 
 const KEY = 'ops-key-0123456789'
-const authenticate = createAuthenticator({
+const authenticate = promisedAuthenticator({
   apiKeys: [{ principal: 'ops', sha256: hashApiKey(KEY), scopes: ['tools:read', 'tools:call'] }],
   jwt: undefined,
   authDisabled: false,
@@ -54,7 +55,7 @@ describe('createAuthenticator with API keys', () => {
 })
 
 describe('createAuthenticator without credentials configured', () => {
-  const open = createAuthenticator({ apiKeys: [], jwt: undefined, authDisabled: false })
+  const open = promisedAuthenticator({ apiKeys: [], jwt: undefined, authDisabled: false })
 
   it('makes every caller the anonymous principal with read and call scopes', async () => {
     expect(await open({})).toEqual({ id: 'anonymous', scopes: ['tools:read', 'tools:call'], via: 'anonymous' })
@@ -67,7 +68,7 @@ describe('createAuthenticator without credentials configured', () => {
 
 describe('createAuthenticator with authDisabled', () => {
   it('makes every caller anonymous even when keys are configured', async () => {
-    const disabled = createAuthenticator({ apiKeys: [{ principal: 'ops', sha256: hashApiKey(KEY), scopes: [] }], jwt: undefined, authDisabled: true })
+    const disabled = promisedAuthenticator({ apiKeys: [{ principal: 'ops', sha256: hashApiKey(KEY), scopes: [] }], jwt: undefined, authDisabled: true })
     expect(await disabled({})).toBe(ANONYMOUS)
   })
 })

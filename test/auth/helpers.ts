@@ -2,7 +2,8 @@ import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload }
 import { expect } from 'vitest'
 import { JwtSchema } from '../../src/config.js'
 import { GatewayError } from '../../src/errors.js'
-import type { JwtConfig } from '../../src/auth/index.js'
+import { createAuthenticator, type AuthConfig, type AuthHeaders, type JwtConfig } from '../../src/auth/index.js'
+import type { Principal } from '../../src/app-context.js'
 
 export const ISSUER = 'https://idp.test'
 export const AUDIENCE = 'toolgate'
@@ -71,4 +72,15 @@ export async function expect401 (promise: Promise<unknown>, reason: string): Pro
   expect(gatewayError.status).toBe(401)
   expect(gatewayError.extensions.reason).toBe(reason)
   return gatewayError
+}
+
+/**
+ * The authenticator under test, with its answer always as a promise: production code takes
+ * the synchronous answer of an API key as is; the tests read every outcome the same way.
+ */
+export type PromisedAuthenticate = (headers: AuthHeaders) => Promise<Principal>
+
+export function promisedAuthenticator (config: AuthConfig): PromisedAuthenticate {
+  const authenticate = createAuthenticator(config)
+  return async headers => await authenticate(headers)
 }

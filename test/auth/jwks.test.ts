@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAuthenticator, type Authenticate } from '../../src/auth/index.js'
 import { GatewayError } from '../../src/errors.js'
 import { esKeys, expect401, jwtConfig, rejectionOf, sign, type EsKeys } from './helpers.js'
+import { promisedAuthenticator, type PromisedAuthenticate } from './helpers.js'
 
 let keys: EsKeys
 let server: Server
@@ -27,8 +27,8 @@ afterAll(async () => {
   await new Promise(resolve => server.close(resolve))
 })
 
-const authenticatorFor = (path: string): Authenticate =>
-  createAuthenticator({ apiKeys: [], jwt: jwtConfig({ jwksUrl: `${baseUrl}${path}` }), authDisabled: false })
+const authenticatorFor = (path: string): PromisedAuthenticate =>
+  promisedAuthenticator({ apiKeys: [], jwt: jwtConfig({ jwksUrl: `${baseUrl}${path}` }), authDisabled: false })
 const bearer = (token: string): { authorization: string } => ({ authorization: `Bearer ${token}` })
 
 describe('JWT with a JWKS URL', () => {
@@ -57,7 +57,7 @@ describe('JWT with a JWKS URL', () => {
     await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
     const { port } = closed.address() as AddressInfo
     await new Promise(resolve => closed.close(resolve))
-    const authenticate = createAuthenticator({ apiKeys: [], jwt: jwtConfig({ jwksUrl: `http://127.0.0.1:${port}/jwks.json` }), authDisabled: false })
+    const authenticate = promisedAuthenticator({ apiKeys: [], jwt: jwtConfig({ jwksUrl: `http://127.0.0.1:${port}/jwks.json` }), authDisabled: false })
     expect(await rejectionOf(authenticate(bearer(await sign(keys.privateKey, {}, { kid: 'k1' }))))).toMatchObject({ code: 'TOOLGATE_UNAVAILABLE' })
   })
 })

@@ -1,15 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createAuthenticator, createJwtVerifier, type Authenticate } from '../../src/auth/index.js'
+import { createJwtVerifier } from '../../src/auth/index.js'
 import { ConfigError } from '../../src/config.js'
 import { esKeys, expect401, HS_SECRET, jwtConfig, nowSec, secretBytes, sign, unsecuredToken, type EsKeys } from './helpers.js'
+import { promisedAuthenticator, type PromisedAuthenticate } from './helpers.js'
 
 let keys: EsKeys
 let other: EsKeys
-let authenticate: Authenticate
+let authenticate: PromisedAuthenticate
 
 beforeAll(async () => {
   [keys, other] = await Promise.all([esKeys(), esKeys()])
-  authenticate = createAuthenticator({ apiKeys: [], jwt: jwtConfig({ key: keys.pem }), authDisabled: false })
+  authenticate = promisedAuthenticator({ apiKeys: [], jwt: jwtConfig({ key: keys.pem }), authDisabled: false })
 })
 
 const bearer = (token: string): { authorization: string } => ({ authorization: `Bearer ${token}` })

@@ -1,0 +1,17 @@
+/** Nearest-rank percentile of an ascending list (NaN when empty). */
+export function percentile (sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+}
+
+/** The middle value, or the mean of the two middle ones (NaN when empty). */
+export function median (values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  return Number.isInteger(middle) ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[Math.floor(middle)] ?? NaN
+}
+
+/** (max - min) / median: how far the measured runs disagree. */
+export function spread (values: readonly number[]): number {
+  return (Math.max(...values) - Math.min(...values)) / median(values)
+}

@@ -1,0 +1,56 @@
+/**
+ * The targets: which server file, which request, and how to tell its answer is right (a 200
+ * from the MCP server may still carry a JSON-RPC error or `isError`).
+ */
+import { BENCH_API_KEY, ECHO_PATH, ECHO_TEXT } from '../targets/echo.js'
+
+export interface Request {
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface Target {
+  readonly id: string
+  readonly label: string
+  readonly file: string
+  readonly env?: Readonly<Record<string, string>>
+  readonly request: Request
+  readonly isRight: (body: unknown) => boolean
+}
+
+export const BASELINE_ID = 'fastify-zod'
+
+const JSON_HEADERS = { 'content-type': 'application/json' }
+const restEcho: Request = { path: ECHO_PATH, headers: JSON_HEADERS, body: JSON.stringify({ text: ECHO_TEXT }) }
+const isEcho = (body: unknown): boolean => {
+  const value = body as { text?: unknown, length?: unknown } | null
+  return value?.text === ECHO_TEXT && value.length === ECHO_TEXT.length
+}
+
+export function toolgateTarget (tools: number): Target {
+  return {
+    id: tools === 1 ? 'toolgate' : `toolgate-${tools}-tools`,
+    label: `toolgate, ${tools} tool${tools === 1 ? '' : 's'}`,
+    file: 'bench/targets/toolgate.ts',
+    env: { BENCH_TOOLS: String(tools) },
+    request: { ...restEcho, headers: { ...JSON_HEADERS, 'x-api-key': BENCH_API_KEY } },
+    isRight: isEcho,
+  }
+}
+
+const mcpCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: ECHO_TEXT } } }
+
+export const TARGETS: readonly Target[] = [
+  { id: 'node-http', label: 'node:http + hand check', file: 'bench/targets/node-http.ts', request: restEcho, isRight: isEcho },
+  { id: BASELINE_ID, label: 'Fastify + type-provider-zod', file: 'bench/targets/fastify-zod.ts', request: restEcho, isRight: isEcho },
+  toolgateTarget(1),
+  { id: 'hono-zod-openapi', label: '@hono/zod-openapi', file: 'bench/targets/hono-zod-openapi.ts', request: restEcho, isRight: isEcho },
+  {
+    id: 'mcp-sdk',
+    label: 'MCP SDK, stateless HTTP',
+    file: 'bench/targets/mcp-sdk.ts',
+    request: { path: '/mcp', headers: { ...JSON_HEADERS, accept: 'application/json, text/event-stream' }, body: JSON.stringify(mcpCall) },
+    isRight: body => isEcho((body as { result?: { isError?: boolean, structuredContent?: unknown } } | null)?.result?.structuredContent),
+  },
+]
