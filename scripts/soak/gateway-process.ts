@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { freePort } from '../lib/free-port.js'
 
 export interface GatewayProcess {
   readonly pid: number
@@ -16,15 +16,6 @@ export interface GatewayProcess {
   /** The last lines it logged (warnings and errors only). */
   logTail (): string
   stop (): Promise<void>
-}
-
-export async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 /**
@@ -86,3 +77,4 @@ async function stopChild (child: ChildProcess): Promise<void> {
   await exited
   clearTimeout(timer)
 }
+

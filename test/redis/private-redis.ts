@@ -1,20 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
+import { freePort } from '../../scripts/lib/free-port.js'
 
 /** Whether a `redis-server` binary is on PATH; these tests skip (and say so) without one. */
 export const HAVE_REDIS_SERVER = spawnSync('redis-server', ['--version']).error === undefined
 if (!HAVE_REDIS_SERVER) console.warn('[skip] Redis outage tests: no redis-server on PATH (install Redis to run them)')
-
-/** A port nobody listens on right now, on 127.0.0.1. */
-export async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 /**
  * A throwaway `redis-server` of the test's own on 127.0.0.1, which the test may stop (kill by
@@ -67,3 +57,4 @@ export class PrivateRedis {
     await exited
   }
 }
+
