@@ -1,0 +1,104 @@
+import type { CallControl } from '../abort.js'
+import type { CallRecord } from '../call-record.js'
+import { GatewayError, ToolError, type ToolgateError } from '../errors.js'
+import type { ExecutionHandle } from '../idempotency/step.js'
+import type { Binding, PipelineEnv } from '../pipeline.js'
+import { acquireSlot, concurrencyClassOf, runExecute } from '../run-execute.js'
+import type { Lease } from '../scheduler.js'
+import type { AnyTool, DebugStep, ToolContext } from '../tool.js'
+
+/*
+ * Steps 8 to 11: wait for a slot, execute under the hard timeout, validate the output, encode
+ * it for the transport, collect the debug steps.
+ */
+
+export async function scheduleAndExecute<App> (
+  env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>,
+  control: CallControl, record: CallRecord, handle: ExecutionHandle,
+): Promise<unknown> {
+  const { options } = env
+  const queuedAt = performance.now()
+  const lease = await acquireSlots(env, binding, tool, control)
+  if (control.reason !== undefined) {
+    lease.release()
+    throw control.reason
+  }
+  const executeAt = performance.now()
+  record.queueMs = executeAt - queuedAt
+  record.executed = true
+  record.touchedResources = resourcesOf(tool.touchedResourcesOf, input)
+  record.mutatedResources = resourcesOf(tool.mutatedResourcesOf, input)
+  const execution = await runExecute(tool, input, ctx, control, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
+  record.executeMs = performance.now() - executeAt
+  if (execution.type === 'aborted') {
+    handle.late = execution.late
+    throw execution.reason
+  }
+  if (execution.type === 'thrown') throw toolFailure(tool, execution.thrown)
+  const output = parseOutput(tool, execution.value)
+  record.debugSteps = collectDebugSteps(tool, output)
+  return output
+}
+
+/**
+ * The tool's own limit first (when configured), then the domain's slot. Always in that order,
+ * so two calls can never each hold what the other waits for.
+ */
+async function acquireSlots<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, control: CallControl): Promise<Lease> {
+  const { queueTimeoutMs, toolLimits } = env.options
+  const limit = toolLimits[tool.id]
+  if (limit === undefined) return await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+  const toolLease = await acquireSlot(env.toolScheduler, `tool:${tool.id}`, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue)
+  try {
+    const domainLease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+    return { release: () => { domainLease.release(); toolLease.release() } }
+  } catch (error) {
+    toolLease.release()
+    throw error
+  }
+}
+
+/** Malformed input gives `[]`, by the contract of `touchedResourcesOf` / `mutatedResourcesOf`. */
+function resourcesOf (of: ((input: unknown) => readonly string[]) | undefined, input: unknown): readonly string[] {
+  if (of === undefined) return []
+  try {
+    const resources = of(input)
+    return Array.isArray(resources) && resources.every(r => typeof r === 'string') ? resources : []
+  } catch {
+    return []
+  }
+}
+
+/** A `ToolError` is the tool failing on purpose; anything else is a 500 with no internals. */
+function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
+  if (thrown instanceof ToolError) return thrown
+  return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`, {}, { cause: thrown })
+}
+
+function parseOutput (tool: AnyTool, value: unknown): unknown {
+  try {
+    return tool.parseOutput(value)
+  } catch (thrown) {
+    throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${tool.id}" returned output that does not match its schema`, {}, { cause: thrown })
+  }
+}
+
+export function serializeOutput<App> (binding: Binding<App>, tool: AnyTool<App>, value: unknown): string | undefined {
+  if (binding.serialize === undefined) return undefined
+  try {
+    return binding.serialize(value)
+  } catch (thrown) {
+    throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${tool.id}" returned output the transport cannot carry: ${thrown instanceof Error ? thrown.message : 'unserializable'}`, {}, { cause: thrown })
+  }
+}
+
+function collectDebugSteps (tool: AnyTool, output: unknown): DebugStep[] {
+  if (tool.debugSteps === undefined) return []
+  const steps: DebugStep[] = []
+  try {
+    tool.debugSteps(output, { step: (name, data) => { steps.push({ name, data }) } })
+  } catch (thrown) {
+    steps.push({ name: 'debugSteps failed', data: thrown instanceof Error ? thrown.message : String(thrown) })
+  }
+  return steps
+}

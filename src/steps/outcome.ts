@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto'
+import { AbortReason } from '../abort.js'
+import type { CallRecord } from '../call-record.js'
+import { ERRORS, GatewayError, ToolgateError } from '../errors.js'
+import type { Binding, InvokeRequest, PipelineEnv } from '../pipeline.js'
+import type { AnyTool } from '../tool.js'
+
+/* The call's record: opened when the tool is known, settled on failure, published once. */
+
+export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, request: InvokeRequest): CallRecord {
+  return {
+    callId: randomUUID(), toolId: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel,
+    readOnly: tool.isReadOnly, domain: binding.domain, outcome: 'internal', status: 200,
+    dryRun: request.dryRun === true, escalated: request.escalate === true, executed: false,
+    startedAt: Date.now(), queueMs: 0, executeMs: 0, durationMs: 0,
+    touchedResources: [], mutatedResources: [], debugSteps: [],
+  }
+}
+
+/** Turn whatever ended the call into a `ToolgateError` and write its outcome into the record. */
+export function settleFailure (record: CallRecord, error: unknown): ToolgateError {
+  const failure = error instanceof AbortReason ? abortFailure(record, error) : error instanceof ToolgateError ? error : new GatewayError('TOOLGATE_INTERNAL', undefined, {}, { cause: error })
+  record.status = failure.status
+  record.code = failure.code
+  record.failure = error
+  record.outcome = failure instanceof GatewayError ? ERRORS[failure.code].outcome : 'tool_error'
+  if (failure.extensions.outcome === 'unknown') record.outcome = 'unknown'
+  if ((failure as { replayed?: boolean }).replayed === true) record.outcome = 'replayed'
+  ;(failure as { record?: CallRecord }).record = record
+  return failure
+}
+
+/** Timeout, cancel and shutdown; once a non-read-only tool began, its effect is unknown. */
+function abortFailure (record: CallRecord, reason: AbortReason): GatewayError {
+  const unknown = record.executed && !record.readOnly
+  const extensions = unknown ? { outcome: 'unknown' } : {}
+  const suffix = unknown ? '; the tool may or may not have taken effect: check before retrying' : ''
+  if (reason.kind === 'timeout') return new GatewayError('TOOLGATE_TIMEOUT', reason.message + suffix, extensions)
+  if (reason.kind === 'shutdown') return new GatewayError('TOOLGATE_UNAVAILABLE', reason.message + suffix, { ...extensions, retryAfter: 5 })
+  return new GatewayError('TOOLGATE_CANCELLED', reason.message + suffix, extensions)
+}
+
+export function publish<App> (env: PipelineEnv, binding: Binding<App>, record: CallRecord): void {
+  for (const observer of env.observers) safely(observer, record)
+  if (binding.onRecord !== undefined) safely(binding.onRecord, record)
+}
+
+/** An observer that throws must not turn a finished call into a failure. */
+function safely (observer: (record: CallRecord) => void, record: CallRecord): void {
+  try {
+    observer(record)
+  } catch { /* observers are telemetry: losing one record beats failing the call */ }
+}
