@@ -9,7 +9,7 @@ import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatal
 import { GatewayMetrics } from '../src/metrics/gateway-metrics.js'
 import { healthRoutes } from './health.js'
 import { lazyChildLogger } from './lazy-logger.js'
-import { metricsPlugin } from './metrics.js'
+import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
 import { requestIdOf, requestIdPlugin } from './request-id.js'
@@ -85,7 +85,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   app.decorate('gatewayMetrics', metrics)
   app.decorateRequest('callRecord', null)
 
-  await app.register(problemPlugin)
+  await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
   await app.register(requestIdPlugin)
   await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
@@ -98,13 +98,16 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     overload: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
   })
-  // Tool calls log their own line (tool-routes); every other request logs here.
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.callRecord === null && INFO_OR_LOWER.has(request.log.level)) {
-      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
-    }
-    done()
-  })
+  // Tool calls log their own line (tool-routes); every other request logs here, when info
+  // lines are kept at all: a response hook costs every call, so none is added otherwise.
+  if (INFO_OR_LOWER.has(config.logLevel)) {
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.callRecord === null) {
+        request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+      }
+      done()
+    })
+  }
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)
     redis?.disconnect()

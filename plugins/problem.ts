@@ -74,8 +74,19 @@ export function problemOf (error: ToolgateError, requestId: string): ProblemBody
   return body
 }
 
-export function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown): FastifyReply {
+export interface ProblemOptions {
+  /**
+   * Told of a tool route's failure that never reached the pipeline (authentication, rate
+   * limit, transport errors): the pipeline's own failures are counted from its record. An
+   * error-path callback rather than an onResponse hook, which would cost every call.
+   */
+  readonly onToolRouteFailure?: (toolId: string, error: ToolgateError, request: FastifyRequest, reply: FastifyReply) => void
+}
+
+export function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown, options: ProblemOptions = {}): FastifyReply {
   const error = toToolgateError(failure)
+  const toolId = request.routeOptions.config.toolId
+  if (toolId !== undefined && request.callRecord === null) options.onToolRouteFailure?.(toolId, error, request, reply)
   const { extensions } = error
   if (typeof extensions.wwwAuthenticate === 'string') void reply.header('WWW-Authenticate', extensions.wwwAuthenticate)
   if (typeof extensions.retryAfter === 'number') void reply.header('Retry-After', String(extensions.retryAfter))
@@ -89,9 +100,9 @@ export function sendProblem (reply: FastifyReply, request: FastifyRequest, failu
  * The one error handler: every failure, Fastify's own included, leaves as problem+json, and
  * unknown routes are 404 (or 405 with `Allow` when the path exists under another method).
  */
-export const problemPlugin = fp(async function problem (app: FastifyInstance) {
+export const problemPlugin = fp(async function problem (app: FastifyInstance, options: ProblemOptions) {
   app.setErrorHandler(function onError (error, request, reply) {
-    return sendProblem(reply, request, error)
+    return sendProblem(reply, request, error, options)
   })
   // Which methods a path has, to tell 405 from 404: our own router fed by every route added.
   const routes = FindMyWay()
