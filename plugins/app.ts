@@ -8,7 +8,7 @@ import { createRedisClient, whenReady } from '../src/redis/client.js'
 import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatalog } from '../src/index.js'
 import { GatewayMetrics } from '../src/metrics/gateway-metrics.js'
 import { healthRoutes } from './health.js'
-import { lazyChildLogger } from './lazy-logger.js'
+import { lazyChildLogger, logsInfo } from './lazy-logger.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
@@ -100,7 +100,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   // Tool calls log their own line (tool-routes); every other request logs here, when info
   // lines are kept at all: a response hook costs every call, so none is added otherwise.
-  if (INFO_OR_LOWER.has(config.logLevel)) {
+  if (logsInfo(config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {
       if (request.callRecord === null) {
         request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
@@ -114,8 +114,6 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   return app
 }
-
-const INFO_OR_LOWER = new Set(['info', 'debug', 'trace'])
 
 /** A limit for a tool that does not exist is a typo: stop start-up and name it. */
 function checkToolLimits (config: Config, tools: readonly AnyTool[]): void {

@@ -44,6 +44,11 @@ for (const level of LEVELS) {
   })
 }
 
+/** Whether a logger at `level` writes info lines (access and call logs are info). */
+export function logsInfo (level: string): boolean {
+  return level === 'info' || level === 'debug' || level === 'trace'
+}
+
 /** Fastify's `childLoggerFactory`. */
 export function lazyChildLogger (logger: FastifyBaseLogger, bindings: object, options: object): FastifyBaseLogger {
   return new LazyChildLogger(logger, bindings as Record<string, unknown>, options) as unknown as FastifyBaseLogger

@@ -13,6 +13,7 @@ import { underPressurePlugin } from './under-pressure.js'
 import type { Config } from '../src/config.js'
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
+import { logsInfo } from './lazy-logger.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -155,7 +156,7 @@ function single (value: string | string[] | undefined): string | undefined {
 /** One line per call, with the request id from the request's logger; inputs only at debug. */
 function logCall (request: FastifyRequest, record: CallRecord): void {
   request.callRecord = record
-  if (record.status < 500 && !INFO_LEVELS.has(request.log.level)) return
+  if (record.status < 500 && !logsInfo(request.log.level)) return
   const line = {
     tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId,
     durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
@@ -167,7 +168,6 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
   if (request.log.level === 'debug' || request.log.level === 'trace') request.log.debug({ callId: record.callId, input: request.body, debugSteps: record.debugSteps }, 'tool call input')
 }
 
-const INFO_LEVELS = new Set(['info', 'debug', 'trace'])
 
 /** JSON for the response body, inside the pipeline: circular or oversized output is a 502. */
 function jsonWithin (maxBytes: number): (value: unknown) => string {

@@ -7,6 +7,7 @@ import { invoke, type Binding, type InvokeRequest, type InvokeResult, type Pipel
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler } from './scheduler.js'
+import { isActive } from './steps/admission.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
 
 export interface CatalogOptions {
@@ -103,10 +104,7 @@ export class ToolCatalog<App = unknown> {
 
   /** The tools offered to `app`, in declaration order (inactive ones are invisible). */
   active (app: App): AnyTool<App>[] {
-    return this.tools.filter(tool => {
-      if (tool.active === undefined) return true
-      try { return tool.active(app) === true } catch { return false }
-    })
+    return this.tools.filter(tool => tool.active === undefined || isActive(tool, app))
   }
 
   get scheduler (): Scheduler {

@@ -1,6 +1,7 @@
 import { GatewayError, ToolError, ToolgateError } from '../errors.js'
 import type { CallRecord } from '../call-record.js'
 import type { Settled } from '../run-execute.js'
+import { parseOutput, toolFailure } from '../steps/execution.js'
 import type { AnyTool } from '../tool.js'
 import { fingerprintOf, IDEMPOTENCY_KEY } from './fingerprint.js'
 import type { IdempotencyStore, StoredResult } from './store.js'
@@ -102,13 +103,12 @@ function errorResult (error: unknown): StoredResult {
   return { type: 'error', family: e.family, status: e.status, code: e.code, message: e.message, extensions: { ...e.extensions } }
 }
 
+/** What an aborted call's tool really did, judged exactly as a call that ran to the end. */
 function settledResult (tool: AnyTool, settled: Settled): StoredResult {
-  if (settled.type === 'thrown') {
-    return errorResult(settled.thrown instanceof ToolError ? settled.thrown : new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`))
-  }
+  if (settled.type === 'thrown') return errorResult(toolFailure(tool, settled.thrown))
   try {
-    return { type: 'value', value: tool.parseOutput(settled.value) }
-  } catch {
-    return errorResult(new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${tool.id}" returned output that does not match its schema`))
+    return { type: 'value', value: parseOutput(tool, settled.value) }
+  } catch (error) {
+    return errorResult(error)
   }
 }

@@ -18,7 +18,7 @@ export function findTool<App> (env: PipelineEnv, binding: Binding<App>, toolId: 
 }
 
 /** A throwing `active` is a defect of the tool; it reads as inactive rather than failing every listing. */
-function isActive<App> (tool: AnyTool<App>, app: App): boolean {
+export function isActive<App> (tool: AnyTool<App>, app: App): boolean {
   try {
     return tool.active!(app) === true
   } catch {

@@ -70,12 +70,12 @@ function resourcesOf (of: ((input: unknown) => readonly string[]) | undefined, i
 }
 
 /** A `ToolError` is the tool failing on purpose; anything else is a 500 with no internals. */
-function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
+export function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
   if (thrown instanceof ToolError) return thrown
   return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`, {}, { cause: thrown })
 }
 
-function parseOutput (tool: AnyTool, value: unknown): unknown {
+export function parseOutput (tool: AnyTool, value: unknown): unknown {
   try {
     return tool.parseOutput(value)
   } catch (thrown) {
