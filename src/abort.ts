@@ -24,8 +24,13 @@ export interface CancelSignal {
  */
 export class CallControl {
   reason: AbortReason | undefined
+  /** Links of the catalog's list of calls in flight (see `InFlightCalls`). */
+  previous: CallControl | undefined
+  next: CallControl | undefined
   #controller: AbortController | undefined
   #onAbort: ((reason: AbortReason) => void) | undefined
+  #cancel: (() => void) | undefined
+  #followed: CancelSignal[] | undefined
 
   get signal (): AbortSignal {
     if (this.#controller === undefined) {
@@ -49,17 +54,24 @@ export class CallControl {
     if (listener !== undefined && this.reason !== undefined) listener(this.reason)
   }
 
-  /** Abort on the caller's signal; returns what unlinks it. */
-  follow (signal: CancelSignal | undefined): () => void {
-    if (signal === undefined) return NOOP
-    const cancel = (): void => { this.abort(new AbortReason('cancelled', 'the caller cancelled the call')) }
+  /** Abort on the caller's signal, until `unfollow`. */
+  follow (signal: CancelSignal | undefined): void {
+    if (signal === undefined) return
+    this.#cancel ??= () => { this.abort(new AbortReason('cancelled', 'the caller cancelled the call')) }
     if (signal.aborted) {
-      cancel()
-      return NOOP
+      this.#cancel()
+      return
     }
-    signal.addEventListener('abort', cancel, { once: true })
-    return () => { signal.removeEventListener('abort', cancel) }
+    signal.addEventListener('abort', this.#cancel, ONCE)
+    ;(this.#followed ??= []).push(signal)
+  }
+
+  /** Stop listening to every followed signal: the call settled. */
+  unfollow (): void {
+    if (this.#followed === undefined) return
+    for (const signal of this.#followed) signal.removeEventListener('abort', this.#cancel!)
+    this.#followed = undefined
   }
 }
 
-const NOOP = (): void => {}
+const ONCE = Object.freeze({ once: true })

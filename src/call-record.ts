@@ -35,7 +35,7 @@ export interface CallRecord {
   durationMs: number
   touchedResources: readonly string[]
   mutatedResources: readonly string[]
-  debugSteps: DebugStep[]
+  debugSteps: readonly DebugStep[]
   /** What went wrong, for the log only (never sent to a caller on a 5xx). */
   failure?: unknown
 }

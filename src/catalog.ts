@@ -1,7 +1,8 @@
-import { AbortReason, type CallControl, type CancelSignal } from './abort.js'
+import { AbortReason, type CancelSignal } from './abort.js'
 import type { CallRecord } from './call-record.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './core-options.js'
 import { defineTool } from './define-tool.js'
+import { InFlightCalls } from './in-flight.js'
 import { ToolDefinitionError } from './errors.js'
 import { invoke, type Binding, type InvokeRequest, type InvokeResult, type PipelineEnv } from './pipeline.js'
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
@@ -60,7 +61,7 @@ export class ToolCatalog<App = unknown> {
   readonly options: CoreOptions
   readonly #byId: Map<string, AnyTool<App>>
   readonly #env: PipelineEnv
-  readonly #inFlight = new Set<CallControl>()
+  readonly #inFlight = new InFlightCalls()
   #drained: (() => void) | undefined
   #closing = false
 
@@ -144,7 +145,7 @@ export class ToolCatalog<App = unknown> {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([drained, new Promise<void>(resolve => { timer = setTimeout(resolve, graceMs) })])
       clearTimeout(timer)
-      for (const control of this.#inFlight) control.abort(new AbortReason('shutdown', 'the gateway shut down before the call finished'))
+      for (const control of this.#inFlight.toArray()) control.abort(new AbortReason('shutdown', 'the gateway shut down before the call finished'))
       // Aborted calls settle at once (their tools may linger; their slots follow the grace rule).
       if (this.#inFlight.size > 0) await drained
     }

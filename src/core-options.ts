@@ -23,3 +23,4 @@ export const CoreOptionsSchema = z.object({
 
 export type CoreOptions = z.output<typeof CoreOptionsSchema>
 export type CoreOptionsInput = z.input<typeof CoreOptionsSchema>
+export type ToolLimit = CoreOptions['toolLimits'][string]

@@ -66,15 +66,17 @@ export interface InvokeResult<T = unknown> {
 
 /**
  * The call pipeline of CONTRACT section 2, steps 2 to 11 (authentication and the app are the
- * caller's: they arrive in `binding`). Each step is one named function (`steps/`), called in order.
+ * caller's: they arrive in `binding`). Each step is one named function (`steps/`), called in
+ * order. A step that may wait returns a promise only when it does wait, and only then is it
+ * awaited: a synchronous tool with a free slot runs the whole pipeline without a microtask hop.
  */
 export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, request: InvokeRequest): Promise<InvokeResult> {
   const tool = findTool(env, binding, request.toolId)
-  const record = openRecord(tool, binding, request)
   const started = performance.now()
+  const record = openRecord(tool, binding, request, started)
   const control = new CallControl()
-  const unlinkBinding = control.follow(binding.signal)
-  const unlinkRequest = control.follow(request.signal)
+  control.follow(binding.signal)
+  control.follow(request.signal)
   env.begin(control)
   try {
     refuseWhenClosing(env)
@@ -82,7 +84,8 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
     const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
-    await runAuthorize(tool, input, ctx)
+    const authorizing = runAuthorize(tool, input, ctx)
+    if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
     checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
     if (request.dryRun === true) {
@@ -91,21 +94,21 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
       return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
     }
     if (request.idempotencyKey === undefined) {
-      const value = await scheduleAndExecute(env, binding, tool, input, ctx, control, record, {})
+      const running = scheduleAndExecute(env, binding, tool, input, ctx, control, record, {})
+      const value = running instanceof Promise ? await running : running
       const body = serializeOutput(binding, tool, value)
       record.outcome = 'ok'
       return { value, record, replayed: false, body }
     }
     const { value, replayed } = await idempotent(env.idempotency, binding.idempotencyScope, tool, request.idempotencyKey, input, record,
-      handle => scheduleAndExecute(env, binding, tool, input, ctx, control, record, handle))
+      async handle => await scheduleAndExecute(env, binding, tool, input, ctx, control, record, handle))
     const body = serializeOutput(binding, tool, value)
     record.outcome = replayed ? 'replayed' : 'ok'
     return { value, record, replayed, body }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
-    unlinkBinding()
-    unlinkRequest()
+    control.unfollow()
     env.end(control)
     record.durationMs = performance.now() - started
     publish(env, binding, record)

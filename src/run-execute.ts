@@ -1,7 +1,8 @@
 import { AbortReason, type CallControl } from './abort.js'
 import { GatewayError } from './errors.js'
+import { isThenable } from './thenable.js'
 import { currentSelfConcurrency } from './define-tool.js'
-import { QueueFullError, type Lease, type Scheduler } from './scheduler.js'
+import { QueueFullError, type Lease, type Scheduler, type Ticket } from './scheduler.js'
 import type { AnyTool, ConcurrencyClass, ToolContext } from './tool.js'
 
 const SHARED: ConcurrencyClass = { type: 'shared' }
@@ -14,27 +15,28 @@ export function concurrencyClassOf (tool: AnyTool): ConcurrencyClass {
   return limit >= 2 ? { type: 'group', toolId: tool.id, limit } : EXCLUSIVE
 }
 
-/** Wait for a slot; a full queue is 429, a wait past `queueTimeoutMs` is 503, an abort ends the wait. */
+/**
+ * A slot now when one is free (no promise, no timer), else wait for it: a full queue is 429, a
+ * wait past `queueTimeoutMs` is 503, an abort ends the wait.
+ */
 export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number): Lease | Promise<Lease> {
-  let now: Lease | undefined
-  let later: ((lease: Lease) => void) | undefined
-  let ticket
-  try {
-    ticket = scheduler.request(domain, cls, lease => { if (later === undefined) now = lease; else later(lease) }, maxQueue)
-  } catch (error) {
-    if (error instanceof QueueFullError) throw new GatewayError('TOOLGATE_QUEUE_FULL', error.message, { retryAfter: 1 })
-    throw error
-  }
+  const now = scheduler.tryStart(domain, cls)
   if (now !== undefined) return now
-  const queued = ticket
   return new Promise<Lease>((resolve, reject) => {
+    let ticket: Ticket
     const timer = setTimeout(() => {
       control.onAbort(undefined)
-      queued.cancel()
+      ticket.cancel()
       reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
     }, queueTimeoutMs)
-    later = lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }
-    control.onAbort(reason => { clearTimeout(timer); queued.cancel(); reject(reason) })
+    try {
+      ticket = scheduler.request(domain, cls, lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }, maxQueue)
+    } catch (error) {
+      clearTimeout(timer)
+      reject(error instanceof QueueFullError ? new GatewayError('TOOLGATE_QUEUE_FULL', error.message, { retryAfter: 1 }) : error)
+      return
+    }
+    control.onAbort(reason => { clearTimeout(timer); ticket.cancel(); reject(reason) })
   })
 }
 
@@ -48,13 +50,36 @@ export type Execution =
 export type Settled = { readonly type: 'value', readonly value: unknown } | { readonly type: 'thrown', readonly thrown: unknown }
 
 /**
- * Run `execute` under a hard timeout. The result settles on the first of: the tool's value,
- * the tool's throw, or the call aborting, so a tool that ignores its signal still ends on
- * time. The lease is released when the tool really settles, or `abandonGraceMs` after an
- * abort if it never does.
+ * Run `execute` under a hard timeout. A tool that returns a plain value (or throws) has
+ * settled before any timer could fire, so it gets none: no promise, no timer, the lease
+ * released at once. A promise settles the result on the first of: the tool's value, the
+ * tool's throw, or the call aborting, so a tool that ignores its signal still ends on time.
+ * The lease is released when the tool really settles, or `abandonGraceMs` after an abort if
+ * it never does.
  */
 export function runExecute<App> (
   tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, control: CallControl,
+  timeoutMs: number, lease: Lease, abandonGraceMs: number,
+): Execution | Promise<Execution> {
+  let returned: unknown
+  try {
+    returned = tool.execute(input, ctx)
+  } catch (thrown) {
+    return settledNow(control, lease, { type: 'thrown', thrown })
+  }
+  if (!isThenable(returned)) return settledNow(control, lease, { type: 'value', value: returned })
+  return raceAbort(tool, Promise.resolve(returned), control, timeoutMs, lease, abandonGraceMs)
+}
+
+/** A synchronous settlement; an abort that happened inside `execute` still wins, as it would have. */
+function settledNow (control: CallControl, lease: Lease, settled: Settled): Execution {
+  lease.release()
+  if (control.reason === undefined) return settled
+  return { type: 'aborted', reason: control.reason, late: Promise.resolve(settled) }
+}
+
+function raceAbort<App> (
+  tool: AnyTool<App>, running: Promise<unknown>, control: CallControl,
   timeoutMs: number, lease: Lease, abandonGraceMs: number,
 ): Promise<Execution> {
   return new Promise<Execution>(resolve => {
@@ -62,7 +87,6 @@ export function runExecute<App> (
       ? undefined
       : setTimeout(() => { control.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) }, timeoutMs)
     let done = false
-    let settled: Promise<unknown> | undefined
     const finish = (execution: Execution): void => {
       if (done) return
       done = true
@@ -72,12 +96,6 @@ export function runExecute<App> (
     }
     // An aborted tool keeps its slot until it settles (or the grace ends): see onAbort below.
     const release = (): void => { if (!done) lease.release() }
-    try {
-      settled = Promise.resolve(tool.execute(input, ctx))
-    } catch (thrown) {
-      settled = Promise.reject(thrown)
-    }
-    const running = settled
     // Registered after execute ran: an abort that happened synchronously inside it runs now.
     control.onAbort(reason => {
       const grace = setTimeout(() => { lease.release() }, abandonGraceMs)

@@ -67,12 +67,15 @@ class Domain {
  * calls share; any other call runs alone; a `selfConcurrency` group runs up to its limit of its
  * own calls. Admission is strictly in arrival order: a call that cannot start yet blocks those
  * behind it, which is what guarantees that nothing starves. Idle domains are deleted, so a
- * million one-off sessions leave nothing behind.
+ * million one-off sessions leave nothing behind; only the most recently idle one is kept for
+ * its next call, since a busy caller's domain empties and refills on every call.
  */
 export class Scheduler {
   readonly #domains = new Map<string, Domain>()
   readonly #options: SchedulerOptions
   #queued = 0
+  /** The one idle domain kept (see the class comment); every other idle domain is deleted. */
+  #keptIdle: string | undefined
 
   constructor (options: SchedulerOptions) {
     this.#options = options
@@ -83,15 +86,12 @@ export class Scheduler {
    * arrival order. Throws `QueueFullError` when the domain's queue is at its bound.
    */
   request (domainKey: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue = this.#options.maxQueuePerDomain): Ticket {
-    let domain = this.#domains.get(domainKey)
-    if (domain === undefined) {
-      domain = new Domain()
-      this.#domains.set(domainKey, domain)
-    }
-    if (domain.queue.length === 0 && domain.canStart(cls)) {
-      grant(this.#lease(domainKey, domain, cls))
+    const now = this.tryStart(domainKey, cls)
+    if (now !== undefined) {
+      grant(now)
       return NOOP_TICKET
     }
+    const domain = this.#domains.get(domainKey)!
     if (domain.queue.length >= maxQueue) throw new QueueFullError(domainKey, maxQueue)
     const waiter: Waiter = { cls, grant, cancelled: false }
     domain.queue.push(waiter)
@@ -112,6 +112,20 @@ export class Scheduler {
     }
   }
 
+  /**
+   * The slot, when it is free now and nobody waits for it; `undefined` when the call would
+   * have to queue (then `request` queues it). The common case, without a callback.
+   */
+  tryStart (domainKey: string, cls: ConcurrencyClass): Lease | undefined {
+    let domain = this.#domains.get(domainKey)
+    if (domain === undefined) {
+      domain = new Domain()
+      this.#domains.set(domainKey, domain)
+    }
+    if (domain.queue.length === 0 && domain.canStart(cls)) return this.#lease(domainKey, domain, cls)
+    return undefined
+  }
+
   /** Promise form of `request`, for callers that do not need the synchronous fast path. */
   acquire (domainKey: string, cls: ConcurrencyClass): Promise<Lease> {
     return new Promise((resolve, reject) => {
@@ -123,8 +137,14 @@ export class Scheduler {
     })
   }
 
-  /** Domains currently held in memory (running or queued calls). */
+  /** Domains with running or queued calls (the one idle domain kept for reuse is not counted). */
   get domainCount (): number {
+    const kept = this.#keptIdle === undefined ? undefined : this.#domains.get(this.#keptIdle)
+    return this.#domains.size - (kept?.idle === true ? 1 : 0)
+  }
+
+  /** Domains in memory: those with calls, and at most one idle domain kept for reuse. */
+  get heldDomains (): number {
     return this.#domains.size
   }
 
@@ -161,7 +181,10 @@ export class Scheduler {
   }
 
   #forgetIfIdle (domainKey: string, domain: Domain): void {
-    if (domain.idle && this.#domains.get(domainKey) === domain) this.#domains.delete(domainKey)
+    if (!domain.idle || this.#keptIdle === domainKey || this.#domains.get(domainKey) !== domain) return
+    const previous = this.#keptIdle
+    if (previous !== undefined && this.#domains.get(previous)?.idle === true) this.#domains.delete(previous)
+    this.#keptIdle = domainKey
   }
 }
 

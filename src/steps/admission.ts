@@ -1,5 +1,6 @@
 import { GatewayError, ToolError, ToolgateError } from '../errors.js'
 import { toInputIssues } from '../input-issues.js'
+import { isThenable } from '../thenable.js'
 import type { Binding, InvokeRequest, PipelineEnv } from '../pipeline.js'
 import type { AnyTool, ToolContext } from '../tool.js'
 
@@ -54,15 +55,30 @@ export function checkModeGates<App> (binding: Binding<App>, tool: AnyTool<App>, 
   }
 }
 
-/** `authorize` denies by throwing; settling with anything but `undefined` is a tool defect. */
-export async function runAuthorize<App> (tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>): Promise<void> {
+/**
+ * `authorize` denies by throwing (or rejecting); settling with anything but `undefined` is a
+ * tool defect. A synchronous `authorize` is checked synchronously: no promise unless it made one.
+ */
+export function runAuthorize<App> (tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>): Promise<void> | undefined {
   let result: unknown
   try {
-    result = await tool.authorize(input, ctx)
+    result = tool.authorize(input, ctx)
   } catch (thrown) {
-    if (thrown instanceof ToolgateError) throw thrown
-    throw new GatewayError('TOOLGATE_DENIED', thrown instanceof Error && thrown.message !== '' ? thrown.message : `"${tool.id}" refused this call`)
+    throw denial(tool, thrown)
   }
+  if (isThenable(result)) {
+    return Promise.resolve(result).then(settled => { checkAuthorized(tool, settled) }, (thrown: unknown) => { throw denial(tool, thrown) })
+  }
+  checkAuthorized(tool, result)
+  return undefined
+}
+
+function denial (tool: AnyTool, thrown: unknown): ToolgateError {
+  if (thrown instanceof ToolgateError) return thrown
+  return new GatewayError('TOOLGATE_DENIED', thrown instanceof Error && thrown.message !== '' ? thrown.message : `"${tool.id}" refused this call`)
+}
+
+function checkAuthorized (tool: AnyTool, result: unknown): void {
   if (result !== undefined) {
     throw new GatewayError('TOOLGATE_TOOL_BAD_DEFINITION', `authorize of "${tool.id}" settled with ${describe(result)}; it must settle with undefined and deny by throwing`)
   }

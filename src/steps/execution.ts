@@ -2,33 +2,55 @@ import type { CallControl } from '../abort.js'
 import type { CallRecord } from '../call-record.js'
 import { GatewayError, ToolError, type ToolgateError } from '../errors.js'
 import type { ExecutionHandle } from '../idempotency/step.js'
+import type { ToolLimit } from '../core-options.js'
 import type { Binding, PipelineEnv } from '../pipeline.js'
-import { acquireSlot, concurrencyClassOf, runExecute } from '../run-execute.js'
+import { acquireSlot, concurrencyClassOf, runExecute, type Execution } from '../run-execute.js'
 import type { Lease } from '../scheduler.js'
 import type { AnyTool, DebugStep, ToolContext } from '../tool.js'
+
+/** Most tools declare no debug steps: one shared empty list (`record.debugSteps` is read-only to readers). */
+const NO_STEPS: readonly DebugStep[] = Object.freeze([])
 
 /*
  * Steps 8 to 11: wait for a slot, execute under the hard timeout, validate the output, encode
  * it for the transport, collect the debug steps.
  */
 
-export async function scheduleAndExecute<App> (
+/**
+ * Synchronous when a slot is free and `execute` returns a plain value: a promise (and the
+ * microtask hops it costs) appears only where something really waits.
+ */
+export function scheduleAndExecute<App> (
   env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>,
   control: CallControl, record: CallRecord, handle: ExecutionHandle,
-): Promise<unknown> {
-  const { options } = env
+): unknown {
+  const lease = acquireSlots(env, binding, tool, control)
+  if (!(lease instanceof Promise)) return executeWith(env, tool, input, ctx, control, record, handle, lease, undefined)
   const queuedAt = performance.now()
-  const lease = await acquireSlots(env, binding, tool, control)
+  return lease.then(granted => executeWith(env, tool, input, ctx, control, record, handle, granted, queuedAt))
+}
+
+/** Holding a slot (granted at once when `queuedAt` is undefined): run the tool, then check its output. */
+function executeWith<App> (
+  env: PipelineEnv, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>,
+  control: CallControl, record: CallRecord, handle: ExecutionHandle, lease: Lease, queuedAt: number | undefined,
+): unknown {
   if (control.reason !== undefined) {
     lease.release()
     throw control.reason
   }
   const executeAt = performance.now()
-  record.queueMs = executeAt - queuedAt
+  record.queueMs = queuedAt === undefined ? 0 : executeAt - queuedAt
   record.executed = true
   record.touchedResources = resourcesOf(tool.touchedResourcesOf, input)
   record.mutatedResources = resourcesOf(tool.mutatedResourcesOf, input)
-  const execution = await runExecute(tool, input, ctx, control, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
+  const { options } = env
+  const execution = runExecute(tool, input, ctx, control, tool.timeoutMs ?? options.defaultTimeoutMs, lease, options.abandonGraceMs)
+  if (execution instanceof Promise) return execution.then(settled => outputOf(tool, record, handle, settled, executeAt))
+  return outputOf(tool, record, handle, execution, executeAt)
+}
+
+function outputOf (tool: AnyTool, record: CallRecord, handle: ExecutionHandle, execution: Execution, executeAt: number): unknown {
   record.executeMs = performance.now() - executeAt
   if (execution.type === 'aborted') {
     handle.late = execution.late
@@ -44,10 +66,15 @@ export async function scheduleAndExecute<App> (
  * The tool's own limit first (when configured), then the domain's slot. Always in that order,
  * so two calls can never each hold what the other waits for.
  */
-async function acquireSlots<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, control: CallControl): Promise<Lease> {
+function acquireSlots<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, control: CallControl): Lease | Promise<Lease> {
   const { queueTimeoutMs, toolLimits } = env.options
   const limit = toolLimits[tool.id]
-  if (limit === undefined) return await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+  if (limit === undefined) return acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
+  return withToolLimit(env, binding, tool, control, limit)
+}
+
+async function withToolLimit<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, control: CallControl, limit: ToolLimit): Promise<Lease> {
+  const { queueTimeoutMs } = env.options
   const toolLease = await acquireSlot(env.toolScheduler, `tool:${tool.id}`, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue)
   try {
     const domainLease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
@@ -92,8 +119,8 @@ export function serializeOutput<App> (binding: Binding<App>, tool: AnyTool<App>,
   }
 }
 
-function collectDebugSteps (tool: AnyTool, output: unknown): DebugStep[] {
-  if (tool.debugSteps === undefined) return []
+function collectDebugSteps (tool: AnyTool, output: unknown): readonly DebugStep[] {
+  if (tool.debugSteps === undefined) return NO_STEPS
   const steps: DebugStep[] = []
   try {
     tool.debugSteps(output, { step: (name, data) => { steps.push({ name, data }) } })

@@ -7,13 +7,16 @@ import type { AnyTool } from '../tool.js'
 
 /* The call's record: opened when the tool is known, settled on failure, published once. */
 
-export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, request: InvokeRequest): CallRecord {
+const NONE: readonly never[] = Object.freeze([])
+
+/** `started` is the call's `performance.now()`; the epoch time is derived from it, not read again. */
+export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, request: InvokeRequest, started: number): CallRecord {
   return {
     callId: randomUUID(), toolId: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel,
     readOnly: tool.isReadOnly, domain: binding.domain, outcome: 'internal', status: 200,
     dryRun: request.dryRun === true, escalated: request.escalate === true, executed: false,
-    startedAt: Date.now(), queueMs: 0, executeMs: 0, durationMs: 0,
-    touchedResources: [], mutatedResources: [], debugSteps: [],
+    startedAt: Math.floor(performance.timeOrigin + started), queueMs: 0, executeMs: 0, durationMs: 0,
+    touchedResources: NONE, mutatedResources: NONE, debugSteps: NONE,
   }
 }
 

@@ -93,11 +93,25 @@ describe('Scheduler memory', () => {
     expect(s.domainCount).toBe(100_000)
     for (const lease of leases) lease.release()
     expect(s.domainCount).toBe(0)
+    expect(s.heldDomains).toBe(1)
   })
 
   it('leaves no domain behind after 100k one-off domains released at once', () => {
     const s = scheduler()
     for (let i = 0; i < 100_000; i++) s.request(`session-${i}`, SHARED, lease => { lease.release() })
+    expect(s.domainCount).toBe(0)
+    expect(s.heldDomains).toBe(1)
+  })
+
+  it('keeps a busy caller\'s domain between calls and drops it once another domain goes idle', () => {
+    const s = scheduler()
+    requestNow(s, 'busy')!.release()
+    requestNow(s, 'busy')!.release()
+    expect(s.heldDomains).toBe(1)
+    const other = requestNow(s, 'other')!
+    expect(s.heldDomains).toBe(2)
+    other.release()
+    expect(s.heldDomains).toBe(1)
     expect(s.domainCount).toBe(0)
   })
 
