@@ -93,9 +93,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(toolRoutes, {
     catalog,
     facts,
-    auth: { config, onFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
-    overload: { config, redis },
+    rateLimit: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
   })
   // Tool calls log their own line (tool-routes); every other request logs here, when info

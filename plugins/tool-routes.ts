@@ -7,10 +7,8 @@ import { requireScope } from '../src/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import type { InFlight } from '../src/metrics/gateway-metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/tool-listing.js'
-import { authPlugin, type AuthOptions } from './auth.js'
+import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { underPressurePlugin } from './under-pressure.js'
-import type { Config } from '../src/config.js'
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
@@ -28,11 +26,11 @@ declare module 'fastify' {
 
 export interface ToolRoutesOptions {
   readonly catalog: ToolCatalog<GatewayApp>
-  readonly auth: AuthOptions
+  readonly admission: AdmissionOptions
   readonly facts: GatewayFacts
   /** The in-flight gauge of a tool, bound once per route (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
-  readonly overload: RateLimitOptions & { readonly config: Pick<Config, 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes'> }
+  readonly rateLimit: RateLimitOptions
   /** Largest tool response body; a larger output is the tool's invalid output (502). */
   readonly maxResponseBytes: number
 }
@@ -50,10 +48,9 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
-  // Overload first (cheapest refusal), then who is calling, then their rate.
-  await app.register(underPressurePlugin, { config: options.overload.config })
-  await app.register(authPlugin, options.auth)
-  if (rateLimitingEnabled(options.overload.config)) await app.register(rateLimitPlugin, options.overload)
+  // Overload and who is calling (one hook), then their rate.
+  await app.register(admissionPlugin, options.admission)
+  if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
   const serialize = jsonWithin(options.maxResponseBytes)
 
   const appOf = (request: FastifyRequest): GatewayApp => {

@@ -1,0 +1,37 @@
+/**
+ * A quick side-by-side of some targets, for iterating on the hot path: the same interleaved
+ * rounds as `npm run bench`, no scaling, no results file. The first target is the reference.
+ *
+ *   npx tsx bench/compare.ts fastify-zod toolgate [--rounds 3] [--seconds 5]
+ *
+ * Besides req/s it prints the server's CPU time per request, which moves less with what the
+ * load generator and the machine happen to do than req/s does.
+ */
+import { measureGroup } from './lib/measure.js'
+import { planFrom } from './lib/plan.js'
+import { TARGETS, toolgateTarget, type Target } from './lib/targets.js'
+
+const args = process.argv.slice(2)
+const option = (name: string, fallback: number): number => {
+  const index = args.indexOf(`--${name}`)
+  return index === -1 ? fallback : Number(args[index + 1])
+}
+const ids = args.filter((arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'))
+const known = new Map<string, Target>([...TARGETS, toolgateTarget(100), toolgateTarget(1000)].map(t => [t.id, t]))
+const targets = ids.map(id => known.get(id) ?? fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}`))
+if (targets.length === 0) fail('name at least one target')
+
+const plan = { ...planFrom([]), warmupSec: 3, rounds: option('rounds', 3), durationSec: option('seconds', 5) }
+const results = await measureGroup(targets, plan, line => { process.stderr.write(`${line}\n`) })
+const reference = results[0]!
+for (const m of results) {
+  const cpuUs = m.cpu.server / m.requestsPerSec * 1e6
+  const refCpuUs = reference.cpu.server / reference.requestsPerSec * 1e6
+  process.stdout.write(`${m.id.padEnd(22)} ${Math.round(m.requestsPerSec).toString().padStart(7)} req/s  ${(m.requestsPerSec / reference.requestsPerSec).toFixed(2)}x  ` +
+    `p99 ${m.p99Ms.toFixed(2)} ms  server CPU ${cpuUs.toFixed(1)} us/req (${(cpuUs / refCpuUs).toFixed(2)}x)  spread ${(m.spread * 100).toFixed(0)}%\n`)
+}
+
+function fail (message: string): never {
+  process.stderr.write(`${message}\n`)
+  process.exit(2)
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Principal } from '../src/app-context.js'
+import { createAuthenticator, createPermissionRules } from '../src/auth/index.js'
+import type { Config } from '../src/config.js'
+import { GatewayError } from '../src/index.js'
+import { PressureMonitor, type Pressure } from '../src/pressure.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; set by the admission hook of the scope that needs it. */
+    principal: Principal
+  }
+  interface FastifyInstance {
+    /** May this principal call this tool, by the configured allow/deny rules? */
+    isPermitted: (principalId: string, toolId: string) => boolean
+    /** False when no rules are configured: everything is permitted and no check is needed. */
+    hasPermissionRules: boolean
+  }
+}
+
+export interface AdmissionOptions {
+  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes'>
+  /** Told of every failed authentication, with a bounded reason (for metrics). */
+  readonly onAuthFailure?: (reason: string, request: FastifyRequest) => void
+}
+
+/**
+ * Who gets into the scope it is registered in, and only that scope (encapsulation, not URL
+ * matching): nobody while the process is overloaded (503, the cheapest refusal), then only
+ * authenticated callers (401). One `onRequest` hook, before the body is even read; health,
+ * readiness and metrics live outside the scope and keep answering under pressure, so
+ * operators can still see what is happening.
+ */
+export const admissionPlugin = fp(async function admission (app: FastifyInstance, options: AdmissionOptions) {
+  const { config, onAuthFailure } = options
+  const authenticate = createAuthenticator(config)
+  const pressure = new PressureMonitor(config)
+  app.decorateRequest('principal', null as unknown as Principal)
+  app.decorate('isPermitted', createPermissionRules(config.rules))
+  app.decorate('hasPermissionRules', config.rules.length > 0)
+  app.addHook('onClose', async () => { pressure.close() })
+  // Callback style: an API key is checked synchronously, so most calls make no promise here.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (pressure.current !== undefined) {
+      done(overloaded(pressure.current))
+      return
+    }
+    const fail = (error: unknown): void => {
+      if (error instanceof GatewayError && onAuthFailure !== undefined) {
+        onAuthFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
+      }
+      done(error as Error)
+    }
+    let principal
+    try {
+      principal = authenticate(request.headers)
+    } catch (error) {
+      fail(error)
+      return
+    }
+    if (principal instanceof Promise) {
+      principal.then(resolved => { request.principal = resolved; done() }, fail)
+      return
+    }
+    request.principal = principal
+    done()
+  })
+}, { name: 'toolgate-admission' })
+
+function overloaded ({ type, value }: Pressure): GatewayError {
+  return new GatewayError('TOOLGATE_OVERLOADED', `the gateway is under pressure (${type} ${Math.round(value)}); retry shortly`, { retryAfter: 5 })
+}
