@@ -4,6 +4,9 @@
  *
  *   npx tsx bench/compare.ts fastify-zod toolgate [--rounds 3] [--seconds 5]
  *
+ * A target may also be a server file (`./bench/targets/mine.ts`): it is loaded like the
+ * toolgate target (same request, same check), to try a variant side by side.
+ *
  * Besides req/s it prints the server's CPU time per request, which moves less with what the
  * load generator and the machine happen to do than req/s does.
  */
@@ -18,7 +21,7 @@ const option = (name: string, fallback: number): number => {
 }
 const ids = args.filter((arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'))
 const known = new Map<string, Target>([...TARGETS, toolgateTarget(100), toolgateTarget(1000)].map(t => [t.id, t]))
-const targets = ids.map(id => known.get(id) ?? fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}`))
+const targets = ids.map(id => known.get(id) ?? (id.endsWith('.ts') ? { ...toolgateTarget(1), id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
 if (targets.length === 0) fail('name at least one target')
 
 const plan = { ...planFrom([]), warmupSec: 3, rounds: option('rounds', 3), durationSec: option('seconds', 5) }

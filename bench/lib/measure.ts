@@ -1,6 +1,7 @@
 /**
- * Measure a group of targets side by side: all started, each warmed up, then the measured
- * rounds interleaved (every target once per round), so drift in the machine hits all alike.
+ * Measure a group of targets side by side, in rounds: each round starts every target afresh,
+ * warms each up, then measures each once, in an order rotated from round to round, so drift
+ * in the machine hits all alike.
  * Each measured run waits for a quiet machine first (a while at most) and reports what else ran.
  */
 import { waitForQuiet, processCpuSeconds } from './cpu.js'
@@ -36,30 +37,38 @@ export const BUSY_CORES = 0.2
 const PATIENCE_SEC = 30
 
 export async function measureGroup (targets: readonly Target[], plan: Plan, log: (line: string) => void): Promise<Measurement[]> {
-  const servers: RunningServer[] = []
-  try {
-    for (const target of targets) servers.push(await startServer(target))
-    const run = { connections: plan.connections }
-    if (plan.warmupSec > 0) {
-      for (const server of servers) {
-        log(`  warm-up  ${server.target.id} (${plan.warmupSec} s)`)
-        await runLoad(loadSpecFor(server, { ...run, durationSec: plan.warmupSec, latencies: false }))
+  const runs = new Map<string, LoadResult[]>(targets.map(t => [t.id, []]))
+  const rss = new Map<string, number | undefined>()
+  for (let round = 1; round <= plan.rounds; round++) {
+    // Fresh processes every round: one process of the same server was seen to run a tenth
+    // faster or slower than the next (JIT and memory-layout luck), and one process per target
+    // would make that luck the result.
+    const servers: RunningServer[] = []
+    try {
+      for (const target of targets) servers.push(await startServer(target))
+      const run = { connections: plan.connections }
+      if (plan.warmupSec > 0) {
+        for (const server of servers) await runLoad(loadSpecFor(server, { ...run, durationSec: plan.warmupSec, latencies: false }))
       }
-    }
-    const ours = (): number => servers.reduce((sum, s) => sum + (processCpuSeconds(s.pid) ?? 0), 0) + ownCpuSeconds()
-    const runs = new Map<string, LoadResult[]>(targets.map(t => [t.id, []]))
-    for (let round = 1; round <= plan.rounds; round++) {
-      for (const server of servers) {
+      const ours = (): number => servers.reduce((sum, s) => sum + (processCpuSeconds(s.pid) ?? 0), 0) + ownCpuSeconds()
+      // Each round starts one target later, so that no target keeps one place in the sequence.
+      for (const server of rotate(servers, round - 1)) {
         if (!plan.smoke && !await waitForQuiet(BUSY_CORES, PATIENCE_SEC, ours)) log(`  the machine stayed busy for ${PATIENCE_SEC} s: measuring anyway`)
         const result = await runLoad(loadSpecFor(server, { ...run, durationSec: plan.durationSec }))
         log(`  round ${round}/${plan.rounds} ${server.target.id}: ${Math.round(result.requestsPerSec)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, ${cpuText(result.cpu)}`)
         runs.get(server.target.id)!.push(result)
+        rss.set(server.target.id, rssMiB(server.pid))
       }
+    } finally {
+      for (const server of servers) stopServer(server)
     }
-    return servers.map(server => summarise(server, runs.get(server.target.id)!))
-  } finally {
-    for (const server of servers) stopServer(server)
   }
+  return targets.map(target => summarise(target, runs.get(target.id)!, rss.get(target.id)))
+}
+
+function rotate<T> (items: readonly T[], by: number): T[] {
+  const start = by % Math.max(1, items.length)
+  return [...items.slice(start), ...items.slice(0, start)]
 }
 
 function ownCpuSeconds (): number {
@@ -73,13 +82,13 @@ export function cpuText (cpu: CpuShares): string {
 }
 
 /** A disturbed run measures the neighbour as much as the target: leave it out when others are clean. */
-function summarise (server: RunningServer, all: readonly LoadResult[]): Measurement {
+function summarise (target: Target, all: readonly LoadResult[], rssAfterLastRun: number | undefined): Measurement {
   const clean = all.filter(r => r.cpu.others <= BUSY_CORES)
   const runs = clean.length > 0 ? clean : all
   const rates = runs.map(r => r.requestsPerSec)
   return {
-    id: server.target.id,
-    label: server.target.label,
+    id: target.id,
+    label: target.label,
     cleanRuns: clean.length,
     requestsPerSec: median(rates),
     p50Ms: median(runs.map(r => r.p50Ms)),
@@ -88,7 +97,7 @@ function summarise (server: RunningServer, all: readonly LoadResult[]): Measurem
     errors: all.reduce((sum, r) => sum + r.errors, 0),
     non2xx: all.reduce((sum, r) => sum + r.non2xx, 0),
     spread: spread(rates),
-    rssMiB: rssMiB(server.pid),
+    rssMiB: rssAfterLastRun,
     runs: all,
   }
 }

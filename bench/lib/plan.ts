@@ -15,8 +15,8 @@ export interface Plan {
 const FULL: Plan = {
   smoke: false,
   connections: 50,
-  warmupSec: 5,
-  rounds: 3,
+  warmupSec: 3,
+  rounds: 5,
   durationSec: 10,
   toolCounts: [1, 100, 1000],
   leakCalls: [10_000, 1_000_000],

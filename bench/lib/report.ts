@@ -46,8 +46,8 @@ function heading ({ machine, plan, loadAverage, command }: Report): string[] {
     `toolgate benchmark${plan.smoke ? ' (SMOKE: numbers mean nothing)' : ''}`,
     `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; ${machine.pinning}`,
     `load average ${loadAverage.map(l => l.toFixed(2)).join(' before, ')} after (a busy machine skews every number)`,
-    `${plan.connections} connections, ${plan.warmupSec} s warm-up, median of ${plan.rounds} x ${plan.durationSec} s runs ` +
-      `(the undisturbed ones, when any), rounds interleaved; \`${command}\``,
+    `${plan.connections} connections, median of ${plan.rounds} x ${plan.durationSec} s runs (the undisturbed ones, when any); ` +
+      `each round on fresh server processes, each warmed up ${plan.warmupSec} s, in an order rotated from round to round; \`${command}\``,
   ]
 }
 
