@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyChildLoggerFactory } from 'fastify/types/logger.js'
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace']
@@ -49,7 +50,10 @@ export function logsInfo (level: string): boolean {
   return level === 'info' || level === 'debug' || level === 'trace'
 }
 
-/** Fastify's `childLoggerFactory`. */
-export function lazyChildLogger (logger: FastifyBaseLogger, bindings: object, options: object): FastifyBaseLogger {
-  return new LazyChildLogger(logger, bindings as Record<string, unknown>, options) as unknown as FastifyBaseLogger
+/**
+ * Fastify's `childLoggerFactory`, making children of `root`. Fastify itself is given no logger
+ * (see `buildApp`), so the logger it passes in is a no-op one and is ignored.
+ */
+export function requestLoggers (root: FastifyBaseLogger): FastifyChildLoggerFactory {
+  return (_logger, bindings, options) => new LazyChildLogger(root, bindings as Record<string, unknown>, options) as unknown as FastifyBaseLogger
 }
