@@ -2,7 +2,7 @@
  * A quick side-by-side of some targets, for iterating on the hot path: the same interleaved
  * rounds as `npm run bench`, no scaling, no results file. The first target is the reference.
  *
- *   npx tsx bench/compare.ts fastify-zod toolgate [--rounds 3] [--seconds 5]
+ *   npx tsx bench/compare.ts fastify-zod toolgate [--rounds 3] [--seconds 5] [--warmup 3]
  *
  * A target may also be a server file (`./bench/targets/mine.ts`): it is loaded like the
  * toolgate target (same request, same check), to try a variant side by side.
@@ -24,7 +24,7 @@ const known = new Map<string, Target>([...TARGETS, toolgateTarget(100), toolgate
 const targets = ids.map(id => known.get(id) ?? (id.endsWith('.ts') ? { ...toolgateTarget(1), id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
 if (targets.length === 0) fail('name at least one target')
 
-const plan = { ...planFrom([]), warmupSec: 3, rounds: option('rounds', 3), durationSec: option('seconds', 5) }
+const plan = { ...planFrom([]), warmupSec: option('warmup', 3), rounds: option('rounds', 3), durationSec: option('seconds', 5) }
 const results = await measureGroup(targets, plan, line => { process.stderr.write(`${line}\n`) })
 const reference = results[0]!
 for (const m of results) {

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { AbortReason } from '../abort.js'
 import type { CallRecord } from '../call-record.js'
 import { ERRORS, GatewayError, ToolgateError } from '../errors.js'
+import { newId } from '../ids.js'
 import type { Binding, InvokeRequest, PipelineEnv } from '../pipeline.js'
 import type { AnyTool } from '../tool.js'
 
@@ -12,7 +12,7 @@ const NONE: readonly never[] = Object.freeze([])
 /** `started` is the call's `performance.now()`; the epoch time is derived from it, not read again. */
 export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, request: InvokeRequest, started: number): CallRecord {
   return {
-    callId: randomUUID(), toolId: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel,
+    callId: newId(), toolId: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel,
     readOnly: tool.isReadOnly, domain: binding.domain, outcome: 'internal', status: 200,
     dryRun: request.dryRun === true, escalated: request.escalate === true, executed: false,
     startedAt: Math.floor(performance.timeOrigin + started), queueMs: 0, executeMs: 0, durationMs: 0,
