@@ -1,15 +1,18 @@
 /**
- * Fill the generated sections of README.md (the error table, the shipped tools) from the code.
+ * Fill the generated sections of README.md (the error table, the shipped tools, the latest
+ * benchmark run) from the code and from `bench/results/latest.json`.
  * `--check` fails when the README is out of date; a test runs the same comparison.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { render, type Report } from '../bench/lib/report.js'
 import { ERROR_TABLE_MARKDOWN } from '../plugins/error-table.js'
 import { loadToolsFromDir } from '../src/loader.js'
 import { summaryOf } from '../src/tool-listing.js'
 
 const readmePath = fileURLToPath(new URL('../README.md', import.meta.url))
 const toolsDir = fileURLToPath(new URL('../tools', import.meta.url))
+const benchPath = fileURLToPath(new URL('../bench/results/latest.json', import.meta.url))
 
 async function toolsTable (): Promise<string> {
   const tools = await loadToolsFromDir(toolsDir)
@@ -25,9 +28,15 @@ function fill (text: string, name: string, content: string): string {
   return text.replace(pattern, `$1${content}\n$2`)
 }
 
+/** The tables `npm run bench` printed for its latest full run, as it saved them. */
+async function benchTables (): Promise<string> {
+  const report = JSON.parse(await readFile(benchPath, 'utf8')) as Report
+  return render(report).trimEnd()
+}
+
 export async function renderReadme (): Promise<{ current: string, rendered: string }> {
   const current = await readFile(readmePath, 'utf8')
-  const rendered = fill(fill(current, 'errors', ERROR_TABLE_MARKDOWN), 'tools', await toolsTable())
+  const rendered = fill(fill(fill(current, 'errors', ERROR_TABLE_MARKDOWN), 'tools', await toolsTable()), 'bench', await benchTables())
   return { current, rendered }
 }
 

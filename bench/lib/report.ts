@@ -6,6 +6,7 @@ import type { Machine } from './machine.js'
 import { BUSY_CORES, type Measurement } from './measure.js'
 import type { Plan } from './plan.js'
 import type { ScalingResult } from './scaling.js'
+import { median } from './stats.js'
 
 export interface Report {
   readonly generatedAt: string
@@ -15,14 +16,23 @@ export interface Report {
   readonly loadAverage: readonly [number, number]
   readonly plan: Plan
   readonly baseline: string
-  readonly comparison: ReadonlyArray<Measurement & { readonly ratio: number, readonly p99Ratio: number }>
+  /**
+   * `ratio` is of the medians; `roundRatios` pairs each round's run with the baseline's run of
+   * the same round (the same minutes of the machine's life), a second view of the same runs.
+   */
+  readonly comparison: ReadonlyArray<Measurement & { readonly ratio: number, readonly p99Ratio: number, readonly roundRatios: readonly number[] }>
   readonly scaling: ScalingResult
   readonly checks: readonly Check[]
 }
 
 export function withRatios (measurements: readonly Measurement[], baselineId: string): Report['comparison'] {
   const base = measurements.find(m => m.id === baselineId)!
-  return measurements.map(m => ({ ...m, ratio: m.requestsPerSec / base.requestsPerSec, p99Ratio: m.p99Ms / base.p99Ms }))
+  return measurements.map(m => ({
+    ...m,
+    ratio: m.requestsPerSec / base.requestsPerSec,
+    p99Ratio: m.p99Ms / base.p99Ms,
+    roundRatios: m.runs.map((run, round) => run.requestsPerSec / base.runs[round]!.requestsPerSec),
+  }))
 }
 
 export function render (report: Report): string {
@@ -62,10 +72,14 @@ function runCells (m: Measurement): string[] {
 }
 
 function comparisonTable (report: Report): string {
-  return table(['target', 'req/s', 'x baseline', 'p50 ms', 'p99 ms', 'p99 x baseline', ...RUN_HEAD], report.comparison.map(m => [
+  return table(['target', 'req/s', 'x baseline', 'x baseline per round: median (range)', 'p50 ms', 'p99 ms', 'p99 x baseline', ...RUN_HEAD], report.comparison.map(m => [
     m.id === report.baseline ? `${m.label} (baseline)` : m.label,
-    rate(m.requestsPerSec), fixed(m.ratio, 2), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), fixed(m.p99Ratio, 2), ...runCells(m),
+    rate(m.requestsPerSec), fixed(m.ratio, 2), perRound(m.roundRatios), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), fixed(m.p99Ratio, 2), ...runCells(m),
   ]))
+}
+
+function perRound (ratios: readonly number[]): string {
+  return `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}-${fixed(Math.max(...ratios), 2)})`
 }
 
 function toolCountTable ({ byToolCount }: ScalingResult): string {
