@@ -1,6 +1,6 @@
 /**
  * Who may call: authentication (API keys, JWT bearer tokens), scopes and permission rules.
- * Plain functions over headers and ids, no HTTP framework; the auth plugin adapts them.
+ * Plain functions over headers and ids, no HTTP framework; the admission plugin adapts them.
  */
 export { createAuthenticator, ANONYMOUS, type Authenticate, type AuthConfig } from './authenticate.js'
 export { createApiKeyVerifier, hashApiKey, type ApiKey } from './api-keys.js'

@@ -74,7 +74,7 @@ describe('rate limits per principal', () => {
 })
 
 describe('memory pressure', () => {
-  /** under-pressure samples memory about once a second: wait for the first sample, bounded. */
+  /** The pressure monitor samples memory once a second: wait for the first sample, bounded. */
   async function underPressure (app: FastifyInstance): Promise<LightMyRequestResponse> {
     const deadline = Date.now() + 5_000
     let response = await call(app, 'echo', { text: 'hi' })
