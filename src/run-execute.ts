@@ -1,4 +1,5 @@
 import { AbortReason, type CallControl } from './abort.js'
+import { cancelDeadline, startDeadline } from './deadlines.js'
 import { GatewayError } from './errors.js'
 import { isThenable } from './thenable.js'
 import { currentSelfConcurrency } from './define-tool.js'
@@ -83,14 +84,14 @@ function raceAbort<App> (
   timeoutMs: number, lease: Lease, abandonGraceMs: number,
 ): Promise<Execution> {
   return new Promise<Execution>(resolve => {
-    const timer = timeoutMs === Infinity
+    const deadline = timeoutMs === Infinity
       ? undefined
-      : setTimeout(() => { control.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) }, timeoutMs)
+      : startDeadline(timeoutMs, () => { control.abort(new AbortReason('timeout', `tool "${tool.id}" exceeded its timeout of ${timeoutMs} ms`)) })
     let done = false
     const finish = (execution: Execution): void => {
       if (done) return
       done = true
-      clearTimeout(timer)
+      cancelDeadline(deadline)
       control.onAbort(undefined)
       resolve(execution)
     }
