@@ -12,6 +12,9 @@ export const OUTCOMES = [
 ] as const
 export type Outcome = (typeof OUTCOMES)[number]
 
+/** The empty list every record starts with and most keep: one frozen array, not one per call. */
+export const NONE: readonly never[] = Object.freeze([])
+
 /** The audit record of one call: what the caller (logs, metrics, audit) reads after it settles. */
 export interface CallRecord {
   readonly callId: string

@@ -1,5 +1,5 @@
 import type { CallControl } from '../abort.js'
-import type { CallRecord } from '../call-record.js'
+import { NONE, type CallRecord } from '../call-record.js'
 import { GatewayError, ToolError, type ToolgateError } from '../errors.js'
 import type { ExecutionHandle } from '../idempotency/step.js'
 import type { ToolLimit } from '../core-options.js'
@@ -7,9 +7,6 @@ import type { Binding, PipelineEnv } from '../pipeline.js'
 import { acquireSlot, concurrencyClassOf, runExecute, type Execution } from '../run-execute.js'
 import type { Lease } from '../scheduler.js'
 import type { AnyTool, DebugStep, ToolContext } from '../tool.js'
-
-/** Most tools declare no debug steps: one shared empty list (`record.debugSteps` is read-only to readers). */
-const NO_STEPS: readonly DebugStep[] = Object.freeze([])
 
 /*
  * Steps 8 to 11: wait for a slot, execute under the hard timeout, validate the output, encode
@@ -87,12 +84,12 @@ async function withToolLimit<App> (env: PipelineEnv, binding: Binding<App>, tool
 
 /** Malformed input gives `[]`, by the contract of `touchedResourcesOf` / `mutatedResourcesOf`. */
 function resourcesOf (of: ((input: unknown) => readonly string[]) | undefined, input: unknown): readonly string[] {
-  if (of === undefined) return []
+  if (of === undefined) return NONE
   try {
     const resources = of(input)
-    return Array.isArray(resources) && resources.every(r => typeof r === 'string') ? resources : []
+    return Array.isArray(resources) && resources.every(r => typeof r === 'string') ? resources : NONE
   } catch {
-    return []
+    return NONE
   }
 }
 
@@ -120,7 +117,7 @@ export function serializeOutput<App> (binding: Binding<App>, tool: AnyTool<App>,
 }
 
 function collectDebugSteps (tool: AnyTool, output: unknown): readonly DebugStep[] {
-  if (tool.debugSteps === undefined) return NO_STEPS
+  if (tool.debugSteps === undefined) return NONE
   const steps: DebugStep[] = []
   try {
     tool.debugSteps(output, { step: (name, data) => { steps.push({ name, data }) } })

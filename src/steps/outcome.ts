@@ -1,13 +1,11 @@
 import { AbortReason } from '../abort.js'
-import type { CallRecord } from '../call-record.js'
+import { NONE, type CallRecord } from '../call-record.js'
 import { ERRORS, GatewayError, ToolgateError } from '../errors.js'
 import { newId } from '../ids.js'
 import type { Binding, InvokeRequest, PipelineEnv } from '../pipeline.js'
 import type { AnyTool } from '../tool.js'
 
 /* The call's record: opened when the tool is known, settled on failure, published once. */
-
-const NONE: readonly never[] = Object.freeze([])
 
 /** `started` is the call's `performance.now()`; the epoch time is derived from it, not read again. */
 export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, request: InvokeRequest, started: number): CallRecord {
