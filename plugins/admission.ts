@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Principal } from '../src/app-context.js'
-import { createAuthenticator, createPermissionRules } from '../src/auth/index.js'
-import type { Config } from '../src/config.js'
+import type { Principal } from '../src/core/app-context.js'
+import { createAuthenticator, createPermissionRules } from '../src/services/auth/index.js'
+import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
-import { PressureMonitor, type Pressure } from '../src/pressure.js'
+import { PressureMonitor, type Pressure } from '../src/services/pressure.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

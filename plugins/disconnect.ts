@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
-import type { CancelSignal } from '../src/abort.js'
+import type { CancelSignal } from '../src/core/abort.js'
 
 const kSignal = Symbol('toolgate.disconnect')
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { ERRORS, GatewayError, type ToolgateError } from '../src/index.js'
-import type { GatewayMetrics } from '../src/metrics/gateway-metrics.js'
+import type { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 
 /**
  * Count a tool-route request that failed before the pipeline ran (problem plugin's

@@ -91,7 +91,7 @@ export function sendProblem (reply: FastifyReply, request: FastifyRequest, failu
   if (typeof extensions.wwwAuthenticate === 'string') void reply.header('WWW-Authenticate', extensions.wwwAuthenticate)
   if (typeof extensions.retryAfter === 'number') void reply.header('Retry-After', String(extensions.retryAfter))
   if (typeof extensions.allow === 'string') void reply.header('Allow', extensions.allow)
-  if ((error as { replayed?: boolean }).replayed === true) void reply.header('Idempotent-Replayed', 'true')
+  if (error instanceof ToolgateError && error.replayed) void reply.header('Idempotent-Replayed', 'true')
   // A call the pipeline saw has logged its own line, with the tool and outcome: one line per failure.
   if (error.status >= 500 && request.callRecord === null) request.log.error({ err: error.cause ?? failure, code: error.code }, error.message)
   return reply.code(error.status).type(PROBLEM_TYPE).send(problemOf(error, request.id))

@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
-import type { Config } from '../src/config.js'
+import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
 
 export interface RateLimitOptions {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { newId } from '../src/ids.js'
+import { newId } from '../src/core/ids.js'
 
 /** A caller's id is honoured only when it is safe to put in a log line and a header. */
 const SAFE_ID = /^[\w.:@-]{1,128}$/

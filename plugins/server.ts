@@ -3,8 +3,8 @@
  * else is `buildApp`. Run with `npm start`.
  */
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from '../src/config.js'
-import { loadToolsFromDir, ToolLoadError } from '../src/loader.js'
+import { ConfigError, loadConfig } from '../src/services/config.js'
+import { loadToolsFromDir, ToolLoadError } from '../src/services/loader.js'
 import { ToolDefinitionError } from '../src/index.js'
 
 async function main (): Promise<void> {

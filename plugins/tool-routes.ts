@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { FastifySchemaCompiler } from 'fastify'
 import { z } from 'zod'
-import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/app-context.js'
-import { requireScope } from '../src/auth/index.js'
+import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
+import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
-import type { InFlight } from '../src/metrics/gateway-metrics.js'
-import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/tool-listing.js'
+import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
+import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
@@ -124,16 +124,12 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           mode: query.mode,
           escalationApproved: principal.scopes.includes(SCOPES.escalate),
           isPermitted: permitFor(principal.id),
+          onRecord: record => { logCall(request, record) },
           serialize,
         }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
-      } catch (error) {
-        const record = (error as { record?: CallRecord }).record
-        if (record !== undefined) logCall(request, record)
-        throw error
       } finally {
         inFlight?.dec()
       }
-      logCall(request, result.record)
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
       return reply.code(200).type('application/json; charset=utf-8').send(result.body)
     })

@@ -38,7 +38,7 @@ grep -q '^HEALTHCHECK' Dockerfile && grep -q '^USER node' Dockerfile
 
 echo "== the gateway accepts deploy/toolgate.json on 0.0.0.0 (as in the container)"
 CONFIG_FILE=deploy/toolgate.json HOST=0.0.0.0 node --import tsx -e "
-  const { loadConfig } = await import('./src/config.ts')
+  const { loadConfig } = await import('./src/services/config.ts')
   const config = loadConfig()
   console.log('config ok:', config.apiKeys.map(k => k.principal + ' [' + k.scopes.join(' ') + ']').join(', '))
 "

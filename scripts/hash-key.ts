@@ -5,7 +5,7 @@
  *   npx tsx scripts/hash-key.ts --generate             (a new random key, then its digest)
  */
 import { randomBytes } from 'node:crypto'
-import { hashApiKey } from '../src/auth/api-keys.js'
+import { hashApiKey } from '../src/services/auth/api-keys.js'
 
 async function readStdin (): Promise<string> {
   const chunks: Buffer[] = []

@@ -6,8 +6,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../plugins/app.js'
-import { loadConfig } from '../src/config.js'
-import { loadToolsFromDir } from '../src/loader.js'
+import { loadConfig } from '../src/services/config.js'
+import { loadToolsFromDir } from '../src/services/loader.js'
 
 const target = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url))
 const toolsDir = fileURLToPath(new URL('../tools', import.meta.url))

@@ -7,8 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { render, type Report } from '../bench/lib/report.js'
 import { ERROR_TABLE_MARKDOWN } from '../plugins/error-table.js'
-import { loadToolsFromDir } from '../src/loader.js'
-import { summaryOf } from '../src/tool-listing.js'
+import { loadToolsFromDir } from '../src/services/loader.js'
+import { summaryOf } from '../src/services/tool-listing.js'
 
 const readmePath = fileURLToPath(new URL('../README.md', import.meta.url))
 const toolsDir = fileURLToPath(new URL('../tools', import.meta.url))

@@ -11,7 +11,7 @@
  * peaks some 15-30 s in and drops back; memory given back is not a leak.
  */
 import { fileURLToPath } from 'node:url'
-import { hashApiKey } from '../src/auth/index.js'
+import { hashApiKey } from '../src/services/auth/index.js'
 import { fire, type CannonResult } from './soak/autocannon.js'
 import { startGateway, type GatewayProcess } from './soak/gateway-process.js'
 import { soakRequests, Tally } from './soak/mix.js'

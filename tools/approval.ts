@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import type { GatewayApp } from '../src/app-context.js'
+import type { GatewayApp } from '../src/core/app-context.js'
 import { defineTool, type AnyTool } from '../src/index.js'
-import { hasScope, requireScope, type GatewayContext } from './lib/context.js'
+import { hasScope, denyWithoutScope, type GatewayContext } from './lib/context.js'
 import { ApprovalDesk } from './approval/desk.js'
 
 /*
@@ -69,7 +69,7 @@ export function createApprovalTools (desk = new ApprovalDesk()): AnyTool[] {
       isReadOnly: true,
       isConcurrencySafe: true,
       active: isGranter,
-      authorize (_input, ctx: GatewayContext) { requireScope(ctx.app, GRANT_SCOPE, 'listing approvals') },
+      authorize (_input, ctx: GatewayContext) { denyWithoutScope(ctx.app, GRANT_SCOPE, 'listing approvals') },
       execute: () => ({ pending: desk.list() }),
     }),
     defineTool({
@@ -90,7 +90,7 @@ export function createApprovalTools (desk = new ApprovalDesk()): AnyTool[] {
       timeoutMs: 5_000,
       active: isGranter,
       authorize (input, ctx: GatewayContext) {
-        requireScope(ctx.app, GRANT_SCOPE, 'deciding approvals')
+        denyWithoutScope(ctx.app, GRANT_SCOPE, 'deciding approvals')
         if (desk.get(input.ticket)?.requestedBy === ctx.app.principal.id) throw new Error('you cannot decide your own approval request')
       },
       execute (input, ctx: GatewayContext) {

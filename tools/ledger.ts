@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineTool, type AnyTool } from '../src/index.js'
-import { requireScope, type GatewayContext } from './lib/context.js'
-import { createRedisClient } from '../src/redis/client.js'
+import { denyWithoutScope, type GatewayContext } from './lib/context.js'
+import { createRedisClient } from '../src/services/redis/client.js'
 import { RedisLedgerStore } from './ledger/redis-store.js'
 import { MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
 
@@ -96,8 +96,8 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore())
       touchedResourcesOf: transferAccounts,
       mutatedResourcesOf: transferAccounts,
       authorize (input, ctx: GatewayContext) {
-        requireScope(ctx.app, TRANSFER_SCOPE, 'a ledger transfer')
-        if (input.amount > LARGE_TRANSFER_CENTS) requireScope(ctx.app, LARGE_TRANSFER_SCOPE, `a transfer above ${LARGE_TRANSFER_CENTS} cents`)
+        denyWithoutScope(ctx.app, TRANSFER_SCOPE, 'a ledger transfer')
+        if (input.amount > LARGE_TRANSFER_CENTS) denyWithoutScope(ctx.app, LARGE_TRANSFER_SCOPE, `a transfer above ${LARGE_TRANSFER_CENTS} cents`)
       },
       resolve: input => ({ ...store.preview(input), currency: store.currency }),
       async execute (input) {

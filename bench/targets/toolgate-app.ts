@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../plugins/app.js'
-import { hashApiKey } from '../../src/auth/api-keys.js'
-import { loadConfig } from '../../src/config.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
+import { loadConfig } from '../../src/services/config.js'
 import { BENCH_API_KEY } from './echo.js'
 import { benchTools } from './toolgate-tools.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ToolError } from '../../src/errors.js'
-import { catalogOf, echoDeclaration, rejectionOf } from './helpers.js'
+import { ToolError } from '../../src/core/errors.js'
+import { catalogOf, lastRecord, echoDeclaration, rejectionOf } from './helpers.js'
 
 /** An echo tool whose authorize is given, and a count of how often execute ran. */
 function toolAuthorizedBy (authorize: (...args: never[]) => unknown) {
@@ -37,8 +37,8 @@ describe('authorize settles with void, or the call fails', () => {
   })
 
   it('records the bad definition as its own outcome', async () => {
-    const error = await rejectionOf(toolAuthorizedBy(() => 'yes').call())
-    expect(error.record?.outcome).toBe('bad_definition')
+    await rejectionOf(toolAuthorizedBy(() => 'yes').call())
+    expect(lastRecord()?.outcome).toBe('bad_definition')
   })
 
   it('runs execute once when authorize returns undefined', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { catalogOf, echoDeclaration, forever, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
+import { catalogOf, lastRecord, echoDeclaration, forever, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
 const SLACK_MS = 50
 const ABORT_AFTER_MS = 30
@@ -47,15 +47,15 @@ describe("the caller's abort", () => {
     const invoker = catalogOf([hanging()]).bind({ app: undefined })
     const { error } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
     expect(error.extensions.outcome).toBe('unknown')
-    expect(error.record?.outcome).toBe('unknown')
+    expect(lastRecord()?.outcome).toBe('unknown')
   })
 
   it("reports outcome 'cancelled' for a read-only tool", async () => {
     const controller = new AbortController()
     const readOnly = echoDeclaration({ id: 'hang', inputSchema: z.object({}), execute: () => forever() })
     const invoker = catalogOf([readOnly]).bind({ app: undefined })
-    const { error } = await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
-    expect(error.record?.outcome).toBe('cancelled')
+    await abortedAfter(invoker.invoke({ toolId: 'hang', input: {}, signal: controller.signal }), controller)
+    expect(lastRecord()?.outcome).toBe('cancelled')
   })
 
   it('aborts ctx.signal when the caller aborts', async () => {
@@ -71,7 +71,7 @@ describe("the caller's abort", () => {
     const invoker = catalogOf([hanging({ execute: () => { runs++ } })]).bind({ app: undefined })
     const error = await rejectionOf(invoker.invoke({ toolId: 'hang', input: {}, signal: AbortSignal.abort() }))
     expect([error.code, runs]).toEqual(['TOOLGATE_CANCELLED', 0])
-    expect(error.record?.outcome).toBe('cancelled')
+    expect(lastRecord()?.outcome).toBe('cancelled')
   })
 
   it('ends the call even when the abort fires synchronously inside execute', async () => {

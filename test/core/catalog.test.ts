@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { defineToolCatalog } from '../../src/catalog.js'
-import { defineTool } from '../../src/define-tool.js'
-import { ToolDefinitionError } from '../../src/errors.js'
-import { isDefinedTool, type ToolDeclaration } from '../../src/tool.js'
+import { defineToolCatalog } from '../../src/core/catalog.js'
+import { defineTool } from '../../src/core/define-tool.js'
+import { ToolDefinitionError } from '../../src/core/errors.js'
+import { isDefinedTool, type ToolDeclaration } from '../../src/core/tool.js'
 import { catalogOf, echoDeclaration, rejectionOf, type LooseDeclaration } from './helpers.js'
 
 const named = (id: string, overrides: LooseDeclaration = {}): LooseDeclaration => echoDeclaration({ id, ...overrides })

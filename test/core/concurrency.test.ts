@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { CatalogOptions } from '../../src/catalog.js'
-import { catalogOf, deferred, echoDeclaration, Overlap, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
+import type { CatalogOptions } from '../../src/core/catalog.js'
+import { catalogOf, lastRecord, deferred, echoDeclaration, Overlap, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
 const SLACK_MS = 50
 
@@ -82,7 +82,7 @@ describe('waiting for a slot', () => {
     expect(catalog.scheduler.queueLength('default')).toBe(1)
     controller.abort()
     const error = await rejectionOf(queued)
-    expect([error.code, error.status, error.record?.outcome, error.record?.executed]).toEqual(['TOOLGATE_CANCELLED', 499, 'cancelled', false])
+    expect([error.code, error.status, lastRecord()?.outcome, lastRecord()?.executed]).toEqual(['TOOLGATE_CANCELLED', 499, 'cancelled', false])
     expect(catalog.scheduler.queueLength('default')).toBe(0)
     release()
     await holding

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { cancelDeadline, startDeadline } from '../../src/deadlines.js'
+import { cancelDeadline, startDeadline } from '../../src/core/deadlines.js'
 import { sleep } from './helpers.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -42,7 +42,7 @@ describe('deadlines', () => {
 
   it('keeps the process alive only while a deadline is pending', () => {
     const script = `
-      import { cancelDeadline, startDeadline } from './src/deadlines.ts'
+      import { cancelDeadline, startDeadline } from './src/core/deadlines.ts'
       cancelDeadline(startDeadline(60_000, () => {}))
       const started = Date.now()
       process.on('exit', () => { console.log(Date.now() - started < 5_000 ? 'exited at once' : 'held') })

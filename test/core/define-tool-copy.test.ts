@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../../src/define-tool.js'
-import { isDefinedTool, type ToolDeclaration } from '../../src/tool.js'
+import { defineTool } from '../../src/core/define-tool.js'
+import { isDefinedTool, type ToolDeclaration } from '../../src/core/tool.js'
 import { catalogOf, echoDeclaration, type LooseDeclaration } from './helpers.js'
 
 function define (declaration: LooseDeclaration) {

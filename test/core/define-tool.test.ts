@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { z as z3 } from 'zod/v3'
-import { defineTool } from '../../src/define-tool.js'
-import { ToolDefinitionError } from '../../src/errors.js'
-import type { ToolDeclaration } from '../../src/tool.js'
+import { defineTool } from '../../src/core/define-tool.js'
+import { ToolDefinitionError } from '../../src/core/errors.js'
+import type { ToolDeclaration } from '../../src/core/tool.js'
 import { echoDeclaration, type LooseDeclaration } from './helpers.js'
 
 function define (declaration: LooseDeclaration, source?: string) {

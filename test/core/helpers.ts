@@ -1,9 +1,9 @@
 import { expect } from 'vitest'
 import { z } from 'zod'
-import { defineToolCatalog, type CatalogOptions } from '../../src/catalog.js'
-import { ToolgateError } from '../../src/errors.js'
-import type { CallRecord } from '../../src/call-record.js'
-import type { AnyTool, ToolDeclaration } from '../../src/tool.js'
+import { defineToolCatalog, type CatalogOptions } from '../../src/core/catalog.js'
+import { ToolgateError } from '../../src/core/errors.js'
+import type { CallRecord } from '../../src/core/call-record.js'
+import type { AnyTool, ToolDeclaration } from '../../src/core/tool.js'
 
 /** A declaration as loose as a tool file's default export, so tests can break any field. */
 export type LooseDeclaration = Record<string, unknown>
@@ -40,17 +40,27 @@ export function writeDeclaration (id: string, execute: (input: never, ctx: never
   }
 }
 
-/** A catalog of loose declarations, bound once with `app: undefined` unless options say more. */
-export function catalogOf (declarations: LooseDeclaration[], options?: CatalogOptions) {
-  return defineToolCatalog(declarations as unknown as ToolDeclaration[], options)
+const records: CallRecord[] = []
+
+/** A catalog of loose declarations; every record it settles is kept for {@link lastRecord}. */
+export function catalogOf (declarations: LooseDeclaration[], options: CatalogOptions = {}) {
+  return defineToolCatalog(declarations as unknown as ToolDeclaration[], {
+    ...options,
+    onRecord: record => { records.push(record); options.onRecord?.(record) },
+  })
+}
+
+/** The record of the call that settled last in a catalog made by {@link catalogOf}. */
+export function lastRecord (): CallRecord | undefined {
+  return records.at(-1)
 }
 
 /** The error a promise rejects with; fails the test when it resolves. */
-export async function rejectionOf (promise: Promise<unknown>): Promise<ToolgateError & { record?: CallRecord }> {
+export async function rejectionOf (promise: Promise<unknown>): Promise<ToolgateError> {
   const settled = await promise.then(value => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }))
   if (settled.ok) expect.fail(`expected a rejection, got ${JSON.stringify(settled.value)}`)
   expect(settled.error).toBeInstanceOf(ToolgateError)
-  return settled.error as ToolgateError & { record?: CallRecord }
+  return settled.error as ToolgateError
 }
 
 /** A promise that never settles: a tool that ignores its signal. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type IdempotencyStore, type ToolContext } from '../../src/index.js'
-import { fingerprintOf } from '../../src/idempotency/fingerprint.js'
+import { fingerprintOf } from '../../src/core/idempotency/fingerprint.js'
 
 interface App { allowed: boolean }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newId } from '../../src/ids.js'
+import { newId } from '../../src/core/ids.js'
 
 describe('newId', () => {
   it('is 32 lowercase hex characters', () => {

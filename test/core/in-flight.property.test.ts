@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CallControl } from '../../src/abort.js'
-import { InFlightCalls } from '../../src/in-flight.js'
+import { CallControl } from '../../src/core/abort.js'
+import { InFlightCalls } from '../../src/core/in-flight.js'
 
 /** One step on a pool of controls: add or delete the control at an index (repeats included). */
 const step = fc.record({ add: fc.boolean(), index: fc.nat({ max: 7 }) })

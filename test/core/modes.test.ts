@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { BindOptions } from '../../src/catalog.js'
-import { ToolError } from '../../src/errors.js'
+import type { BindOptions } from '../../src/core/catalog.js'
+import { ToolError } from '../../src/core/errors.js'
 import { catalogOf, echoDeclaration, rejectionOf, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
 /** A tool that counts its authorize and execute runs and remembers the ctx execute saw. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { ToolError } from '../../src/errors.js'
-import { catalogOf, echoDeclaration, rejectionOf, writeDeclaration, type LooseDeclaration } from './helpers.js'
+import { ToolError } from '../../src/core/errors.js'
+import { catalogOf, lastRecord, echoDeclaration, rejectionOf, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
 const call = (declaration: LooseDeclaration, input: unknown = {}) =>
   catalogOf([declaration]).bind({ app: undefined }).invoke({ toolId: String(declaration.id), input })
@@ -46,7 +46,7 @@ describe('execute throwing', () => {
     const error = await rejectionOf(call(writeDeclaration('pay', () => { throw new ToolError(409, 'INSUFFICIENT_FUNDS', 'Too low.') })))
     expect(error).toBeInstanceOf(ToolError)
     expect([error.status, error.code, error.message]).toEqual([409, 'INSUFFICIENT_FUNDS', 'Too low.'])
-    expect(error.record?.outcome).toBe('tool_error')
+    expect(lastRecord()?.outcome).toBe('tool_error')
   })
 
   it('passes a ToolError from an async execute through', async () => {
@@ -59,7 +59,7 @@ describe('execute throwing', () => {
     const error = await rejectionOf(call(writeDeclaration('boom', () => { throw value })))
     expect([error.code, error.status]).toEqual(['TOOLGATE_TOOL_FAILED', 500])
     expect(error.message).not.toContain(SECRET)
-    expect(error.record?.outcome).toBe('tool_failed')
+    expect(lastRecord()?.outcome).toBe('tool_failed')
   })
 })
 

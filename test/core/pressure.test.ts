@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { PressureMonitor, type PressureLimits } from '../../src/pressure.js'
+import { PressureMonitor, type PressureLimits } from '../../src/services/pressure.js'
 
 const OFF: PressureLimits = { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0, maxRssBytes: 0 }
 const monitors: PressureMonitor[] = []

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { CallRecord } from '../../src/call-record.js'
+import type { CallRecord } from '../../src/core/call-record.js'
 import { catalogOf, echoDeclaration, rejectionOf, sleep, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
 const files = z.object({ read: z.array(z.string()), write: z.array(z.string()) })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import { QueueFullError, Scheduler, type Lease, type Ticket } from '../../src/scheduler.js'
-import type { ConcurrencyClass } from '../../src/tool.js'
+import { QueueFullError, Scheduler, type Lease, type Ticket } from '../../src/core/scheduler.js'
+import type { ConcurrencyClass } from '../../src/core/tool.js'
 
 /**
  * Drives the scheduler's synchronous request/release/cancel API through a random sequence of

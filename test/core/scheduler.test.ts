@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { QueueFullError, Scheduler, type Lease } from '../../src/scheduler.js'
+import { QueueFullError, Scheduler, type Lease } from '../../src/core/scheduler.js'
 import { EXCLUSIVE, GROUP_A, SHARED } from './scheduler-model.js'
 
 const scheduler = (maxQueuePerDomain = 8) => new Scheduler({ maxQueuePerDomain })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../../src/define-tool.js'
-import { snapshotSchema } from '../../src/schema-snapshot.js'
-import type { ToolDeclaration } from '../../src/tool.js'
+import { defineTool } from '../../src/core/define-tool.js'
+import { snapshotSchema } from '../../src/core/schema-snapshot.js'
+import type { ToolDeclaration } from '../../src/core/tool.js'
 import { catalogOf, echoDeclaration, rejectionOf } from './helpers.js'
 
 function toolWithInput (inputSchema: z.ZodType) {

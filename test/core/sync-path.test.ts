@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ToolError } from '../../src/errors.js'
+import { ToolError } from '../../src/core/errors.js'
 import { catalogOf, echoDeclaration, rejectionOf, writeDeclaration } from './helpers.js'
 
 afterEach(() => { vi.restoreAllMocks() })

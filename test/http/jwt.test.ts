@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { AUDIENCE, esKeys, ISSUER, sign, type EsKeys } from '../auth/helpers.js'
+import { AUDIENCE, esKeys, ISSUER, sign, type EsKeys } from '../services/auth/helpers.js'
 import { testApp } from './helpers.js'
 import { expectProblem } from './problem-shape.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/services/config.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { API_KEYS, auth, KEYS } from './helpers.js'
 

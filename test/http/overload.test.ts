@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/config.js'
+import { ConfigError } from '../../src/services/config.js'
 import { runs } from '../fixtures/http-tools.js'
 import { auth, KEYS, testApp } from './helpers.js'
 import { expectProblem } from './problem-shape.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, type CallRecord, type Outcome } from '../../src/index.js'
-import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js'
+import { GatewayMetrics } from '../../src/services/metrics/gateway-metrics.js'
 
 const tool = defineTool({
   id: 'pay', kind: 'write', description: 'Pays.', isReadOnly: false, isConcurrencySafe: false,

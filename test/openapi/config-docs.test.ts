@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
-import { ENV_KEYS } from '../../src/config.js'
+import { ENV_KEYS } from '../../src/services/config.js'
 
 it('every environment variable the configuration reads is documented in the README', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { RedisIdempotencyStore } from '../../src/idempotency/redis-store.js'
-import { createRedisClient, whenReady } from '../../src/redis/client.js'
+import { RedisIdempotencyStore } from '../../src/services/redis/idempotency-store.js'
+import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 
 const prefix = testPrefix()

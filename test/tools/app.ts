@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { GatewayApp, GatewayFacts, Principal } from '../../src/app-context.js'
+import type { GatewayApp, GatewayFacts, Principal } from '../../src/core/app-context.js'
 import { defineToolCatalog, ToolgateError, type AnyTool, type BindOptions, type CallRecord, type InvokeRequest, type InvokeResult } from '../../src/index.js'
 
 export interface LogEntry { readonly level: string, readonly obj: object, readonly msg?: string }

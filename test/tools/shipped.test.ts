@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { defineToolCatalog, EFFECTS, type AnyTool } from '../../src/index.js'
-import { isDefinedTool } from '../../src/tool.js'
+import { isDefinedTool } from '../../src/core/tool.js'
 
 const TOOLS_DIR = join(import.meta.dirname, '../../tools')
 

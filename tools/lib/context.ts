@@ -1,4 +1,4 @@
-import type { GatewayApp } from '../../src/app-context.js'
+import type { GatewayApp } from '../../src/core/app-context.js'
 import type { ToolContext } from '../../src/index.js'
 
 /**
@@ -17,6 +17,6 @@ export function hasScope (app: GatewayApp, scope: string): boolean {
  * reported by the gateway as `TOOLGATE_DENIED` (403) with this message as the detail: a denial
  * belongs to the gateway's family of errors, not the tool's.
  */
-export function requireScope (app: GatewayApp, scope: string, action: string): void {
+export function denyWithoutScope (app: GatewayApp, scope: string, action: string): void {
   if (!hasScope(app, scope)) throw new Error(`${action} needs the scope "${scope}", which principal "${app.principal.id}" does not hold`)
 }

@@ -1,0 +1,139 @@
+import type { Outcome } from './call-record.js'
+
+/**
+ * The one catalogue of error codes. Every failure the gateway itself produces has a code here,
+ * with the HTTP status it maps to, a title and a one-line "how to solve". The README's error
+ * table is generated from this object, so the two cannot drift.
+ *
+ * Two families never mix: `GatewayError` is the gateway speaking (bad input, unknown tool,
+ * denied, timed out); `ToolError` is a tool failing on purpose with its own status and code.
+ */
+export const ERROR_PREFIX = 'TOOLGATE_'
+
+interface CatalogueEntry {
+  readonly status: number
+  /** The `outcome` metrics label of a call that ends with this code. */
+  readonly outcome: Outcome
+  readonly title: string
+  readonly solve: string
+}
+
+export const ERRORS = {
+  TOOLGATE_UNAUTHENTICATED: { status: 401, outcome: 'unauthenticated', title: 'Authentication required', solve: 'Send a valid API key (`X-Api-Key` or `Authorization: Bearer`).' },
+  TOOLGATE_FORBIDDEN: { status: 403, outcome: 'forbidden', title: 'Forbidden', solve: 'Ask for a principal whose scopes and rules allow this tool.' },
+  TOOLGATE_DENIED: { status: 403, outcome: 'forbidden', title: 'Denied by the tool', solve: 'The tool\'s own authorize check refused this input; read `detail`.' },
+  TOOLGATE_PLAN_MODE: { status: 403, outcome: 'forbidden', title: 'Refused in plan mode', solve: 'Plan mode runs read-only tools only; drop plan mode to call this tool.' },
+  TOOLGATE_ESCALATION_UNSUPPORTED: { status: 400, outcome: 'invalid_input', title: 'Escalation not supported', solve: 'This tool does not declare `supportsEscalation`; call it without escalation.' },
+  TOOLGATE_ESCALATION_NOT_APPROVED: { status: 403, outcome: 'forbidden', title: 'Escalation not approved', solve: 'Escalation needs an explicit approval carried by the call context.' },
+  TOOLGATE_NOT_FOUND: { status: 404, outcome: 'not_found', title: 'Not found', solve: 'Check the URL or tool id; `GET /tools` lists what you may call.' },
+  TOOLGATE_METHOD_NOT_ALLOWED: { status: 405, outcome: 'not_found', title: 'Method not allowed', solve: 'Use one of the methods in the `Allow` header.' },
+  TOOLGATE_INVALID_INPUT: { status: 400, outcome: 'invalid_input', title: 'Invalid input', solve: 'Fix each entry of `errors`; the tool\'s input schema is in `GET /tools/{id}`.' },
+  TOOLGATE_MALFORMED_REQUEST: { status: 400, outcome: 'invalid_input', title: 'Malformed request', solve: 'Send a well-formed JSON body (no `__proto__` or `constructor.prototype` keys).' },
+  TOOLGATE_DRY_RUN_REJECTED: { status: 422, outcome: 'tool_error', title: 'Dry run rejected', solve: 'The tool\'s `resolve` refused this input; read `detail`.' },
+  TOOLGATE_PAYLOAD_TOO_LARGE: { status: 413, outcome: 'invalid_input', title: 'Payload too large', solve: 'Send a smaller body or raise `BODY_LIMIT`.' },
+  TOOLGATE_UNSUPPORTED_MEDIA_TYPE: { status: 415, outcome: 'invalid_input', title: 'Unsupported media type', solve: 'Send `Content-Type: application/json`.' },
+  TOOLGATE_CONFLICT: { status: 409, outcome: 'conflict', title: 'Conflict', solve: 'A call with this idempotency key is still running (or its outcome is still unknown); retry after `Retry-After`.' },
+  TOOLGATE_IDEMPOTENCY_MISMATCH: { status: 422, outcome: 'conflict', title: 'Idempotency key reused', solve: 'This key was used with another input; use a new key for a new call.' },
+  TOOLGATE_IDEMPOTENCY_KEY_REQUIRED: { status: 400, outcome: 'invalid_input', title: 'Idempotency key required', solve: 'This tool requires an `Idempotency-Key` header; send a new unique key per intended call.' },
+  TOOLGATE_INVALID_IDEMPOTENCY_KEY: { status: 400, outcome: 'invalid_input', title: 'Invalid idempotency key', solve: 'Send 1 to 255 visible ASCII characters, e.g. a UUID.' },
+  TOOLGATE_QUEUE_FULL: { status: 429, outcome: 'rate_limited', title: 'Too many queued calls', solve: 'Wait `Retry-After` seconds, or spread calls over sessions.' },
+  TOOLGATE_RATE_LIMITED: { status: 429, outcome: 'rate_limited', title: 'Rate limited', solve: 'Wait `Retry-After` seconds before calling again.' },
+  TOOLGATE_CANCELLED: { status: 499, outcome: 'cancelled', title: 'Cancelled', solve: 'The caller went away or aborted; a non-read-only call may have taken effect.' },
+  TOOLGATE_INTERNAL: { status: 500, outcome: 'internal', title: 'Internal error', solve: 'A gateway defect; report it with the `X-Request-Id`.' },
+  TOOLGATE_TOOL_BAD_DEFINITION: { status: 500, outcome: 'bad_definition', title: 'Tool defect', solve: 'The tool broke its contract (e.g. `authorize` returned a value); fix the tool.' },
+  TOOLGATE_TOOL_FAILED: { status: 500, outcome: 'tool_failed', title: 'Tool failed', solve: 'The tool threw an unexpected error; its log line carries the request id.' },
+  TOOLGATE_INVALID_OUTPUT: { status: 502, outcome: 'invalid_output', title: 'Invalid tool output', solve: 'The tool returned a value its output schema rejects; fix the tool.' },
+  TOOLGATE_UNAVAILABLE: { status: 503, outcome: 'unavailable', title: 'Unavailable', solve: 'The gateway is shutting down or overloaded; retry after `Retry-After`.' },
+  TOOLGATE_STORE_UNAVAILABLE: { status: 503, outcome: 'unavailable', title: 'State store unavailable', solve: 'The idempotency or rate-limit store cannot be reached; retry after `Retry-After`.' },
+  TOOLGATE_OVERLOADED: { status: 503, outcome: 'unavailable', title: 'Overloaded', solve: 'The gateway is under memory or event-loop pressure; retry after `Retry-After`.' },
+  TOOLGATE_QUEUE_TIMEOUT: { status: 503, outcome: 'unavailable', title: 'Queue wait too long', solve: 'The session is busy; retry after `Retry-After` or use another session.' },
+  TOOLGATE_TIMEOUT: { status: 504, outcome: 'timeout', title: 'Tool timed out', solve: 'The tool exceeded its `timeoutMs`; if `outcome` is `unknown`, check state before retrying.' },
+} as const satisfies Record<string, CatalogueEntry>
+
+export type ErrorCode = keyof typeof ERRORS
+
+/** One entry of a 400's `errors` list: what is wrong and where, as a JSON pointer. */
+export interface InputIssue {
+  readonly pointer: string
+  readonly message: string
+  readonly code: string
+}
+
+export interface ToolgateErrorOptions extends ErrorOptions {
+  readonly replayed?: boolean
+}
+
+/** Shared shape of both families, enough to render problem+json. */
+export abstract class ToolgateError extends Error {
+  abstract readonly family: 'gateway' | 'tool'
+  abstract readonly code: string
+  abstract readonly status: number
+  /** Extra problem+json members (e.g. `errors`, `outcome`, `retryAfter`). */
+  readonly extensions: Readonly<Record<string, unknown>>
+  /** True when this is a stored answer replayed for a repeated idempotency key. */
+  readonly replayed: boolean
+
+  constructor (message: string, extensions: Record<string, unknown> = {}, options?: ToolgateErrorOptions) {
+    super(message, options)
+    this.extensions = extensions
+    this.replayed = options?.replayed === true
+  }
+}
+
+/** A failure the gateway itself reports; its code is from {@link ERRORS}. */
+export class GatewayError extends ToolgateError {
+  readonly family = 'gateway' as const
+  readonly code: ErrorCode
+  readonly status: number
+
+  constructor (code: ErrorCode, detail?: string, extensions?: Record<string, unknown>, options?: ToolgateErrorOptions) {
+    super(detail ?? ERRORS[code].title, extensions, options)
+    this.name = 'GatewayError'
+    this.code = code
+    this.status = ERRORS[code].status
+  }
+
+  get title (): string { return ERRORS[this.code].title }
+}
+
+const TOOL_CODE = /^[A-Z][A-Z0-9_]{0,63}$/
+
+/**
+ * What a tool throws to fail on purpose. Its status and code reach the caller as they are;
+ * its message becomes the problem's `detail`, so write it for the caller.
+ *
+ * @example
+ * import { ToolError } from 'toolgate'
+ * function debit (balance: number, amount: number): number {
+ *   if (amount > balance) throw new ToolError(409, 'INSUFFICIENT_FUNDS', 'The balance is too low.')
+ *   return balance - amount
+ * }
+ */
+export class ToolError extends ToolgateError {
+  readonly family = 'tool' as const
+  readonly code: string
+  readonly status: number
+
+  constructor (status: number, code: string, message: string, extensions?: Record<string, unknown>, options?: ToolgateErrorOptions) {
+    super(message, extensions, options)
+    if (!Number.isInteger(status) || status < 400 || status > 599) {
+      throw new TypeError(`ToolError status must be an integer 400-599, got ${String(status)}`)
+    }
+    if (!TOOL_CODE.test(code) || code.startsWith(ERROR_PREFIX)) {
+      throw new TypeError(`ToolError code must match ${TOOL_CODE} and not start with ${ERROR_PREFIX}, got ${code}`)
+    }
+    this.name = 'ToolError'
+    this.status = status
+    this.code = code
+  }
+
+  get title (): string { return 'Tool error' }
+}
+
+/** Raised at start-up by `defineTool` and the catalog: names the tool and the field. */
+export class ToolDefinitionError extends Error {
+  constructor (readonly toolId: string, readonly field: string, problem: string, readonly source?: string) {
+    super(`tool "${toolId}"${source === undefined ? '' : ` (${source})`}: field "${field}" ${problem}`)
+    this.name = 'ToolDefinitionError'
+  }
+}

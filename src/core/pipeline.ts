@@ -1,0 +1,75 @@
+import { CallControl } from './abort.js'
+import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
+import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
+import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
+import { openRecord, publish, settleFailure } from './steps/outcome.js'
+import type { ToolContext } from './tool.js'
+import type { Binding, Call, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
+
+export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
+
+/**
+ * The call pipeline of CONTRACT section 2, steps 2 to 11 (authentication and the app are the
+ * caller's: they arrive in `binding`). Each step is one named function (`steps/`), called in
+ * order. A step that may wait returns a promise only when it does wait, and only then is it
+ * awaited: a synchronous tool with a free slot runs the whole pipeline without a microtask hop.
+ */
+export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, request: InvokeRequest): Promise<InvokeResult> {
+  const tool = findTool(env, binding, request.toolId)
+  const started = performance.now()
+  const record = openRecord(tool, binding, request, started)
+  const control = new CallControl()
+  control.follow(binding.signal)
+  control.follow(request.signal)
+  env.begin(control)
+  try {
+    refuseWhenClosing(env)
+    checkPermission(binding, tool)
+    const input = parseInput(tool, request.input)
+    checkModeGates(binding, tool, request)
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
+    const authorizing = runAuthorize(tool, input, ctx)
+    if (authorizing !== undefined) await authorizing
+    if (control.reason !== undefined) throw control.reason
+    checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
+    if (request.dryRun === true) {
+      const proposal = runResolve(tool, input, ctx)
+      record.outcome = 'dry_run'
+      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
+    }
+    const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle: {} }
+    if (request.idempotencyKey === undefined) {
+      const running = scheduleAndExecute(call)
+      const value = running instanceof Promise ? await running : running
+      const body = serializeOutput(binding, tool, value)
+      record.outcome = 'ok'
+      return { value, record, replayed: false, body }
+    }
+    const { value, replayed } = await idempotent(call, request.idempotencyKey, async () => await scheduleAndExecute(call))
+    const body = serializeOutput(binding, tool, value)
+    record.outcome = replayed ? 'replayed' : 'ok'
+    return { value, record, replayed, body }
+  } catch (error) {
+    throw settleFailure(record, error)
+  } finally {
+    control.unfollow()
+    env.end(control)
+    record.durationMs = performance.now() - started
+    publish(env, binding, record)
+  }
+}
+
+/** What a tool sees of its call; the signal is only materialised if the tool reads it. */
+class CallContext<App> implements ToolContext<App> {
+  readonly #control: CallControl
+  constructor (
+    readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
+    readonly escalated: boolean, readonly dryRun: boolean,
+  ) {
+    this.#control = control
+  }
+
+  get signal (): AbortSignal {
+    return this.#control.signal
+  }
+}

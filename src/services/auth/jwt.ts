@@ -1,0 +1,59 @@
+import { jwtVerify, type JWTPayload } from 'jose'
+import type { Principal } from '../../core/app-context.js'
+import { JwtVerificationError, jwtFailure } from './jwt-errors.js'
+import { jwtKeySource, type JwtConfig } from './jwt-key.js'
+
+export type { JwtConfig } from './jwt-key.js'
+
+/** Longest `sub` accepted as a principal id, as for API key principals. */
+const MAX_SUBJECT = 128
+
+/**
+ * Build the verifier of bearer JWTs. Algorithms are pinned by the configuration (and narrowed to
+ * what the key can serve, see {@link jwtKeySource}); issuer, audience, `exp` and `sub` are
+ * required. Invalid PEM keys and key/algorithm mismatches throw `ConfigError` here, at start-up.
+ *
+ * The returned function resolves with the principal (`sub`, scopes from `scopeClaim`), rejects
+ * with {@link JwtVerificationError} for a refused token, with `JwksUnavailableError` when the
+ * key set cannot be fetched, and with anything else only on a defect.
+ *
+ * @example
+ * const verify = createJwtVerifier({ issuer: 'https://idp.example', audience: 'toolgate',
+ *   algorithms: ['HS256'], key: 'a-shared-secret-of-at-least-32-bytes', scopeClaim: 'scope', clockToleranceSec: 5 })
+ * const principal = await verify(token) // { id: 'alice', scopes: ['tools:read'], via: 'jwt' }
+ */
+export function createJwtVerifier (jwt: JwtConfig): (token: string) => Promise<Principal> {
+  const { algorithms, getKey } = jwtKeySource(jwt)
+  const options = {
+    algorithms: [...algorithms],
+    issuer: jwt.issuer,
+    audience: jwt.audience,
+    clockTolerance: jwt.clockToleranceSec,
+    requiredClaims: ['sub', 'exp'],
+  }
+  return async token => {
+    let payload: JWTPayload
+    try {
+      ({ payload } = await jwtVerify(token, getKey, options))
+    } catch (error) {
+      throw jwtFailure(error)
+    }
+    return principalOf(payload, jwt.scopeClaim)
+  }
+}
+
+function principalOf (payload: JWTPayload, scopeClaim: string): Principal {
+  const { sub } = payload
+  if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT) {
+    throw new JwtVerificationError('invalid_token', 'subject claim missing or invalid')
+  }
+  return Object.freeze({ id: sub, scopes: Object.freeze(scopesOf(payload[scopeClaim])), via: 'jwt' })
+}
+
+/** OAuth's space-separated `scope` string, or an array of strings (`scp`, `roles`, ...). */
+function scopesOf (claim: unknown): string[] {
+  if (claim === undefined) return []
+  if (typeof claim === 'string') return claim.split(' ').filter(scope => scope !== '')
+  if (Array.isArray(claim) && claim.every(scope => typeof scope === 'string')) return claim.filter(scope => scope !== '')
+  throw new JwtVerificationError('invalid_token', 'scope claim malformed')
+}

@@ -1,0 +1,65 @@
+import { readdir } from 'node:fs/promises'
+import { extname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { defineTool } from '../core/define-tool.js'
+import { ToolDefinitionError } from '../core/errors.js'
+import { isDefinedTool, type AnyTool, type ToolDeclaration } from '../core/tool.js'
+
+const MODULE_EXTENSIONS = new Set(['.ts', '.js', '.mts', '.mjs'])
+
+export class ToolLoadError extends Error {
+  constructor (readonly file: string, problem: string, options?: ErrorOptions) {
+    super(`cannot load tool module ${file}: ${problem}`, options)
+    this.name = 'ToolLoadError'
+  }
+}
+
+/**
+ * Load every tool module at the top level of `dir` (sub-folders hold helpers and are not
+ * read), in file-name order so the catalog order is stable. A module's default export is one
+ * tool or an array of tools, each a `defineTool` result or a plain declaration.
+ */
+export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
+  const root = resolve(dir)
+  let entries
+  try {
+    entries = await readdir(root, { withFileTypes: true })
+  } catch (error) {
+    throw new ToolLoadError(root, `the tools folder cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+  }
+  const files = entries
+    .filter(entry => entry.isFile() && MODULE_EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.d.ts') && !entry.name.includes('.test.'))
+    .map(entry => join(root, entry.name))
+    .sort()
+  const tools: AnyTool[] = []
+  for (const file of files) tools.push(...await loadToolModule(file))
+  return tools
+}
+
+export async function loadToolModule (file: string): Promise<AnyTool[]> {
+  let module: { default?: unknown }
+  try {
+    module = await import(pathToFileURL(file).href) as { default?: unknown }
+  } catch (error) {
+    throw new ToolLoadError(file, `import failed: ${(error as Error).message ?? String(error)}`, { cause: error })
+  }
+  const exported = module.default
+  if (exported === undefined) throw new ToolLoadError(file, 'it has no default export (export default a tool or an array of tools)')
+  const items = Array.isArray(exported) ? exported : [exported]
+  if (items.length === 0) throw new ToolLoadError(file, 'its default export is an empty array')
+  return items.map(item => {
+    if (isDefinedTool(item)) return item.source === undefined ? withSource(item, file) : item
+    try {
+      return defineTool(item as ToolDeclaration, { source: file })
+    } catch (error) {
+      if (error instanceof ToolDefinitionError) throw error
+      throw new ToolLoadError(file, (error as Error).message, { cause: error })
+    }
+  })
+}
+
+/** The same frozen tool, now naming its file; descriptors are copied so getters stay live. */
+function withSource (tool: AnyTool, file: string): AnyTool {
+  const descriptors = { ...Object.getOwnPropertyDescriptors(tool), source: { value: file, enumerable: true } }
+  return Object.freeze(Object.defineProperties({}, descriptors)) as AnyTool
+}

@@ -1,0 +1,133 @@
+import type { AuthFailureReason } from '../auth/challenge.js'
+import { OUTCOMES, type CallRecord, type Outcome } from '../../core/call-record.js'
+import type { AnyTool } from '../../core/tool.js'
+import { CounterFamily, GaugeFamily, HistogramFamily, type CounterChild, type GaugeChild, type HistogramChild } from './families.js'
+import { processRegistry } from './process-metrics.js'
+
+/** From a few milliseconds to the two-minute default timeout. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
+/** From no wait at all to past the default 30-second queue timeout. */
+export const QUEUE_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+
+// A Record, so that a new AuthFailureReason fails to compile until it has its label here.
+const KNOWN_AUTH_REASONS: Record<AuthFailureReason, true> = { missing: true, invalid_key: true, invalid_token: true, expired: true, malformed: true }
+/** The closed set of `reason` labels of `toolgate_auth_failures_total`; anything else is `other`. */
+export const AUTH_FAILURE_REASONS: readonly string[] = [...Object.keys(KNOWN_AUTH_REASONS), 'other']
+
+export interface GatewayMetricsOptions {
+  /** Calls waiting for a slot right now, read at every scrape. */
+  readonly queued?: () => number
+  /** Served as `toolgate_build_info{version}`. */
+  readonly version?: string
+}
+
+/** What a route holds for one tool: `inc` when its call starts, `dec` when it settles. */
+export interface InFlight {
+  inc (): void
+  dec (): void
+}
+
+interface ToolSeries {
+  readonly calls: ReadonlyMap<Outcome, CounterChild>
+  readonly duration: Map<Outcome, HistogramChild>
+  readonly labels: Readonly<Record<'tool' | 'kind' | 'effects', string>>
+  readonly inFlight: GaugeChild
+  readonly queueWait: HistogramChild
+  readonly replays: CounterChild
+}
+
+const NOT_COUNTED: InFlight = { inc () {}, dec () {} }
+
+/**
+ * The gateway's Prometheus metrics, plus the process's. Every series is a child bound once, at
+ * start-up (or, for a duration histogram of an outcome other than ok, at its first call), so
+ * the hot path is two map lookups and a few additions (see `families.ts` for why not
+ * prom-client's children). Only catalog tools have series, and every label value comes from a
+ * closed set: unknown tools, principals, inputs and paths add none.
+ */
+export class GatewayMetrics {
+  /** The exposition format `/metrics` serves. */
+  readonly contentType = 'text/plain; version=0.0.4; charset=utf-8'
+  readonly #families: ReadonlyArray<CounterFamily | GaugeFamily | HistogramFamily>
+  readonly #duration: HistogramFamily
+  readonly #authFailures: ReadonlyMap<string, CounterChild>
+  readonly #tools = new Map<string, ToolSeries>()
+
+  constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
+    const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
+    this.#duration = new HistogramFamily('toolgate_tool_duration_seconds', 'Tool call duration in seconds, from the pipeline\'s start to its end', DURATION_BUCKETS)
+    const inFlight = new GaugeFamily('toolgate_tool_calls_in_flight', 'Tool calls started and not yet settled (queued or executing)')
+    const queueWait = new HistogramFamily('toolgate_tool_queue_wait_seconds', 'Time a call waited for a concurrency slot, for calls that got one', QUEUE_WAIT_BUCKETS)
+    const replays = new CounterFamily('toolgate_idempotent_replays_total', 'Calls answered with the stored result of an earlier call with the same idempotency key')
+    const authFailures = new CounterFamily('toolgate_auth_failures_total', 'Failed authentications by reason')
+    const queueLength = new GaugeFamily('toolgate_queue_length', 'Calls waiting for a concurrency slot, over all sessions', () => options.queued?.() ?? 0)
+    queueLength.child({})
+    const families: Array<CounterFamily | GaugeFamily | HistogramFamily> = [calls, this.#duration, inFlight, queueWait, replays, authFailures, queueLength]
+    if (options.version !== undefined) {
+      const buildInfo = new GaugeFamily('toolgate_build_info', 'The running toolgate version (always 1)')
+      buildInfo.child({ version: options.version }).set(1)
+      families.push(buildInfo)
+    }
+    this.#families = families
+
+    for (const tool of tools) {
+      const labels = { tool: tool.id, kind: tool.kind, effects: tool.effectsLabel }
+      // Every outcome's counter exists at 0, so increase() sees a tool's first failure; the
+      // ok histogram too. Other outcomes' histograms appear at their first call (bounded).
+      this.#tools.set(tool.id, {
+        calls: new Map(OUTCOMES.map(outcome => [outcome, calls.child({ ...labels, outcome })] as const)),
+        duration: new Map([['ok', this.#duration.child({ ...labels, outcome: 'ok' })]]),
+        labels,
+        inFlight: inFlight.child(labels),
+        queueWait: queueWait.child(labels),
+        replays: replays.child(labels),
+      })
+    }
+    this.#authFailures = new Map(AUTH_FAILURE_REASONS.map(reason => [reason, authFailures.child({ reason })]))
+  }
+
+  /** The whole exposition: the gateway's series, then the process's (prom-client). */
+  async render (): Promise<string> {
+    const out: string[] = []
+    for (const family of this.#families) family.render(out)
+    return out.join('\n') + '\n' + await processRegistry().metrics()
+  }
+
+  /** Count one finished call (the catalog's `onRecord`). */
+  observe (record: CallRecord): void {
+    const series = this.#tools.get(record.toolId)
+    if (series === undefined) return
+    this.#count(series, record.outcome, record.durationMs / 1000)
+    // queueMs is measured only once a slot was granted.
+    if (record.executed) series.queueWait.observe(record.queueMs / 1000)
+    if (record.outcome === 'replayed') series.replays.inc()
+  }
+
+  /** Count a call that ended before the core saw it (authentication, transport errors). */
+  observeOutcome (toolId: string, outcome: Outcome, seconds: number): void {
+    const series = this.#tools.get(toolId)
+    if (series !== undefined) this.#count(series, outcome, seconds)
+  }
+
+  /** The in-flight gauge of one tool, bound once by its route; a no-op for an unknown tool. */
+  inFlight (toolId: string): InFlight {
+    return this.#tools.get(toolId)?.inFlight ?? NOT_COUNTED
+  }
+
+  /** Count a failed authentication; a reason outside the closed set counts as `other`. */
+  authFailure (reason: string): void {
+    (this.#authFailures.get(reason) ?? this.#authFailures.get('other')!).inc()
+  }
+
+  #count (series: ToolSeries, outcome: Outcome, seconds: number): void {
+    const calls = series.calls.get(outcome)
+    if (calls === undefined) return // not an outcome: never a new label value
+    calls.inc()
+    let duration = series.duration.get(outcome)
+    if (duration === undefined) {
+      duration = this.#duration.child({ ...series.labels, outcome })
+      series.duration.set(outcome, duration)
+    }
+    duration.observe(seconds)
+  }
+}

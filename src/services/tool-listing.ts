@@ -1,0 +1,69 @@
+import { z } from 'zod'
+import type { AnyTool } from '../core/tool.js'
+
+/** One entry of `GET /tools`: everything a caller or a model needs to choose and call a tool. */
+export const ToolListingSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  description: z.string(),
+  shortDescription: z.string(),
+  effects: z.array(z.string()).describe('Declared side effects, sorted; empty when none are declared'),
+  flags: z.object({
+    readOnly: z.boolean(),
+    concurrencySafe: z.boolean(),
+    interactive: z.boolean(),
+    supportsEscalation: z.boolean(),
+    requiresIdempotencyKey: z.boolean(),
+  }),
+  timeoutMs: z.number().nullable().describe('Hard timeout in ms; null for an interactive tool with no timeout'),
+  inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the request body'),
+  outputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the 200 response'),
+}).meta({ id: 'ToolListing' })
+export type ToolListing = z.output<typeof ToolListingSchema>
+
+const listings = new WeakMap<AnyTool, ToolListing>()
+
+/** The listing of a tool, computed once per tool: JSON Schema generation is not per-request work. */
+export function listingOf (tool: AnyTool, defaultTimeoutMs: number): ToolListing {
+  let listing = listings.get(tool)
+  if (listing === undefined) {
+    const timeout = tool.timeoutMs ?? defaultTimeoutMs
+    listing = Object.freeze({
+      id: tool.id,
+      kind: tool.kind,
+      description: tool.description,
+      shortDescription: summaryOf(tool),
+      effects: [...tool.effects],
+      flags: {
+        readOnly: tool.isReadOnly,
+        concurrencySafe: tool.isConcurrencySafe,
+        interactive: tool.interactive === true,
+        supportsEscalation: tool.supportsEscalation === true,
+        requiresIdempotencyKey: tool.requiresIdempotencyKey === true,
+      },
+      timeoutMs: timeout === Infinity ? null : timeout,
+      inputSchema: jsonSchemaOf(tool.inputSchema, 'input'),
+      outputSchema: jsonSchemaOf(tool.outputSchema, 'output'),
+    })
+    listings.set(tool, listing)
+  }
+  return listing
+}
+
+/** `shortDescription`, else the description's first sentence. */
+export function summaryOf (tool: AnyTool): string {
+  if (tool.shortDescription !== undefined) return tool.shortDescription
+  const first = /^(.+?[.!?])(\s|$)/s.exec(tool.description)
+  return (first?.[1] ?? tool.description).trim()
+}
+
+/** How the effects read for a person: "Effects: financial, irreversible." or "(none declared)". */
+export function effectsText (tool: AnyTool): string {
+  return tool.effects.length === 0 ? 'Effects: none declared.' : `Effects: ${tool.effects.join(', ')}.`
+}
+
+function jsonSchemaOf (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>
+  delete json.$schema
+  return json
+}
