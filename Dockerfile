@@ -3,27 +3,29 @@
 # Listens on 0.0.0.0:3000 in the container, which the gateway allows only with credentials
 # (API_KEYS, JWT_*, or a CONFIG_FILE holding apiKeys) or AUTH_DISABLED=true.
 
-# Every dependency, as locked.
+# Every dependency, as locked, and the compiled gateway (dist/).
 FROM node:20-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY plugins ./plugins
+COPY bin ./bin
 RUN npm ci --no-audit --no-fund
 
 # Production dependencies only.
 FROM node:20-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-slim
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
-# `npm start` runs the TypeScript sources (and TOOLS_DIR's .ts tools) through runtime/, whose
-# only dependency, esbuild, is a production dependency.
-COPY package.json tsconfig.json ./
-COPY runtime ./runtime
-COPY src ./src
-COPY plugins ./plugins
+# The compiled gateway; only TOOLS_DIR's .ts tools are stripped at load time (by esbuild, a
+# production dependency). A tools folder mounted without node_modules imports `toolgate` and
+# `zod` from here.
+COPY package.json ./
+COPY --from=build /app/dist ./dist
 COPY tools ./tools
 # The code stays root-owned and read-only to the process.
 USER node
@@ -34,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm start` runs, as one node process: it is PID 1 and gets SIGTERM itself, so
 # graceful shutdown (SHUTDOWN_GRACE_MS) works on `docker stop`.
-CMD ["node", "--import", "./runtime/register.mjs", "plugins/server.ts"]
+CMD ["node", "dist/bin/toolgate.js", "serve"]

@@ -33,6 +33,8 @@ export interface ToolRoutesOptions {
   readonly rateLimit: RateLimitOptions
   /** Largest tool response body; a larger output is the tool's invalid output (502). */
   readonly maxResponseBytes: number
+  /** Largest request body, set on each tool route so a host app's own limit does not apply. */
+  readonly bodyLimit: number
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -105,6 +107,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     const inFlight = options.inFlight?.(tool.id)
     app.post(`/tools/${tool.id}`, {
       config: { toolId: tool.id },
+      bodyLimit: options.bodyLimit,
       schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: CallHeaders },
       validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
       // parseOutput already validated the value: serialize, do not validate twice.

@@ -43,7 +43,7 @@ GW="http://127.0.0.1:$GW_PORT"
 # One process (node with tsx's loader), so its PID is the gateway's. No REDIS_URL: the demo
 # ledger must start from its seed balances, in memory, at every run.
 env -u REDIS_URL -u REDIS_PREFIX HOST=127.0.0.1 PORT="$GW_PORT" TOOLS_DIR=./tools CONFIG_FILE="$tmp/gateway.json" LOG_LEVEL=warn \
-  node --import ./runtime/register.mjs plugins/server.ts > "$tmp/gateway.log" 2>&1 &
+  node dist/bin/toolgate.js serve > "$tmp/gateway.log" 2>&1 &
 GW_PID=$!
 wait_http "$GW/readyz" 60
 echo "gateway $GW (pid $GW_PID)"

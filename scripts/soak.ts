@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/soak.ts [seconds]     (default 60; CI runs 60)
  *
- * Starts `node --import ./runtime/register.mjs plugins/server.ts` on a free 127.0.0.1 port, warms it up, then
+ * Starts `node dist/bin/toolgate.js serve` on a free 127.0.0.1 port, warms it up, then
  * drives the mix of scripts/soak/mix.ts with autocannon for the given seconds, sampling the
  * child's RSS every 5 s. Exits 1 unless: 0 errors, 0 timeouts, only the answers each request
  * may get, and RSS flat after warm-up: the last sample at most 15 % above the first. A fall is

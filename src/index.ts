@@ -1,13 +1,15 @@
 /**
- * toolgate's core: declare tools, put them in a catalog, invoke them. No HTTP in here; the
- * Fastify plugins under `plugins/` are thin adapters over these exports.
+ * `toolgate`: the core. Declare tools, put them in a catalog, invoke them, and every type a
+ * tool author needs (including the app a tool's `ctx.app` is when the gateway serves it).
+ * No HTTP in here; `toolgate/server` is the gateway built on these exports.
  */
 export { defineTool, type DefineOptions } from './core/define-tool.js'
 export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogOptions, type Invoker } from './core/catalog.js'
-export type { InvokeRequest, InvokeResult } from './core/pipeline.js'
-export { ToolError, GatewayError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue } from './core/errors.js'
-export { EFFECTS, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type DebugContext, type DebugStep } from './core/tool.js'
+export type { InvokeRequest, InvokeResult } from './core/types.js'
+export { ToolError, GatewayError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue, type ToolgateErrorOptions } from './core/errors.js'
+export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type DebugContext, type DebugStep } from './core/tool.js'
 export { OUTCOMES, type Outcome, type CallRecord } from './core/call-record.js'
+export { SCOPES, type GatewayApp, type GatewayFacts, type Principal, type ToolLogger } from './core/app-context.js'
 export { CoreOptionsSchema, type CoreOptions } from './core/options.js'
 export { Scheduler, QueueFullError, type Lease, type Ticket } from './core/scheduler.js'
 export { MemoryIdempotencyStore } from './core/idempotency/memory-store.js'

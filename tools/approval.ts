@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import type { GatewayApp } from '../src/core/app-context.js'
-import { defineTool, type AnyTool } from '../src/index.js'
+import type { GatewayApp } from 'toolgate'
+import { defineTool, type AnyTool } from 'toolgate'
 import { hasScope, denyWithoutScope, type GatewayContext } from './lib/context.js'
 import { ApprovalDesk } from './approval/desk.js'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineTool } from '../src/index.js'
+import { defineTool } from 'toolgate'
 import type { GatewayContext } from './lib/context.js'
 
 /** `gateway_status`: facts about the serving gateway. Read-only: it only reads `ctx.app.gateway`. */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { defineTool, type AnyTool } from '../src/index.js'
+import { defineTool, type AnyTool } from 'toolgate'
 import { denyWithoutScope, type GatewayContext } from './lib/context.js'
-import { createRedisClient } from '../src/services/redis/client.js'
+import { createRedisClient } from 'toolgate/server'
 import { RedisLedgerStore } from './ledger/redis-store.js'
 import { MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
 

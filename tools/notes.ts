@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineTool, type AnyTool } from '../src/index.js'
+import { defineTool, type AnyTool } from 'toolgate'
 import type { GatewayContext } from './lib/context.js'
 import { MemoryNotesStore, type Note, type NotesLimits } from './notes/store.js'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineTool, type Tool } from '../src/index.js'
+import { defineTool, type Tool } from 'toolgate'
 
 /** True when `Intl` knows `timeZone` (an IANA name such as `Europe/Paris`, or `UTC`). */
 export function isTimeZone (timeZone: string): boolean {

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { z } from 'zod'
-import { defineTool, ToolError, type Tool } from '../src/index.js'
+import { defineTool, ToolError, type Tool } from 'toolgate'
 import { forbiddenAddressReason, isLoopbackAddress } from './fetch/address.js'
 import { DEFAULT_MAX_BYTES, fetchSettingsFromEnv, isHostAllowed, parseAllowedHost, type AllowedHost } from './fetch/config.js'
 import { pinnedGet, type PinnedGetResponse } from './fetch/pinned-get.js'

@@ -19,7 +19,7 @@ export interface GatewayProcess {
 }
 
 /**
- * Start `node --import ./runtime/register.mjs plugins/server.ts` on 127.0.0.1 with `config` in a temporary
+ * Start `node dist/bin/toolgate.js serve` on 127.0.0.1 with `config` in a temporary
  * CONFIG_FILE, and an environment of PATH and HOME only: no REDIS_URL (embedded stores), no
  * FETCH_ALLOWED_HOSTS (url_fetch reaches no network), no stray setting overriding the file.
  */
@@ -29,7 +29,7 @@ export async function startGateway (root: string, config: Record<string, unknown
   const configFile = join(dir, 'config.json')
   writeFileSync(configFile, JSON.stringify({ ...config, host: '127.0.0.1', port }))
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CONFIG_FILE: configFile }
-  const child = spawn(process.execPath, ['--import', './runtime/register.mjs', 'plugins/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   const keep = (chunk: Buffer): void => { log = (log + String(chunk)).slice(-8_000) }
   child.stdout!.on('data', keep)

@@ -77,6 +77,8 @@ export const ConfigSchema = z.object({
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
+/** Settings as written in a config file or passed to the plugin: every field optional. */
+export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
@@ -105,12 +107,18 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env, overrides: Par
   if (env.API_KEYS !== undefined && env.API_KEYS !== '') raw.apiKeys = parseApiKeys(env.API_KEYS)
   const jwt = jwtFromEnv(env)
   if (jwt !== undefined) raw.jwt = jwt
-  const parsed = ConfigSchema.safeParse({ ...raw, ...overrides })
+  const config = parseConfig({ ...raw, ...overrides })
+  checkExposure(config)
+  return config
+}
+
+/** Validate settings from anywhere (environment, file, code); the first problem names its setting. */
+export function parseConfig (raw: unknown): Config {
+  const parsed = ConfigSchema.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     throw new ConfigError(`invalid setting "${issue.path.join('.') || '(root)'}": ${issue.message}`)
   }
-  checkExposure(parsed.data)
   return parsed.data
 }
 

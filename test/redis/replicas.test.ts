@@ -19,7 +19,7 @@ let addresses: string[] = []
 /** One gateway process; resolves with its address once it listens. */
 function startReplica (): Promise<string> {
   // node itself (not the tsx wrapper), so that SIGTERM reaches the server and nothing outlives the test.
-  const child = spawn(process.execPath, ['--import', './runtime/register.mjs', 'plugins/server.ts'], { cwd: root, env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, ...env } })
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''

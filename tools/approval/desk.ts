@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { ToolError } from '../../src/index.js'
+import { ToolError } from 'toolgate'
 
 /** A question waiting for a person. */
 export interface PendingApproval {

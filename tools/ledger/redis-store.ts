@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { ToolError } from '../../src/index.js'
+import { ToolError } from 'toolgate'
 import { DEMO_ACCOUNTS, type AccountBalance, type LedgerStore, type TransferProposal, type TransferReceipt, type TransferRequest } from './store.js'
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { ToolError } from '../../src/index.js'
+import { ToolError } from 'toolgate'
 
 /** Amounts are integer minor units (cents) throughout: no floating point money. */
 export interface AccountBalance {

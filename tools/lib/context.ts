@@ -1,5 +1,5 @@
-import type { GatewayApp } from '../../src/core/app-context.js'
-import type { ToolContext } from '../../src/index.js'
+import type { GatewayApp } from 'toolgate'
+import type { ToolContext } from 'toolgate'
 
 /**
  * The context every shipped tool receives over HTTP. Annotating one handler parameter with it

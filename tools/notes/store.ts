@@ -1,4 +1,4 @@
-import { ToolError } from '../../src/index.js'
+import { ToolError } from 'toolgate'
 
 /** One stored note. Notes are private to their owner (the calling principal's id). */
 export interface Note {
