@@ -1,7 +1,7 @@
 import type { AnyTool } from '../../src/index.js'
 import { loadConfig, type Config } from '../../src/services/config.js'
 import { loadToolsFromDir } from '../../src/services/loader.js'
-import { registerToolHooks } from '../../src/services/tool-hooks.js'
+import { prepareToolsDir } from '../../src/services/tool-hooks.js'
 import { toolsDirOf, type ParsedArgs } from '../command.js'
 
 /**
@@ -11,6 +11,6 @@ import { toolsDirOf, type ParsedArgs } from '../command.js'
 export async function configAndTools (args: ParsedArgs): Promise<{ config: Config, tools: AnyTool[] }> {
   const toolsDir = toolsDirOf(args)
   const config = loadConfig(process.env, { host: '127.0.0.1', ...(toolsDir === undefined ? {} : { toolsDir }) })
-  registerToolHooks()
+  prepareToolsDir(config.toolsDir)
   return { config, tools: await loadToolsFromDir(config.toolsDir) }
 }

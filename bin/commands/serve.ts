@@ -1,7 +1,7 @@
 import { startServer } from '../../plugins/server.js'
 import { loadConfig } from '../../src/services/config.js'
 import { loadToolsFromDir } from '../../src/services/loader.js'
-import { registerToolHooks } from '../../src/services/tool-hooks.js'
+import { prepareToolsDir } from '../../src/services/tool-hooks.js'
 import { EXIT, toolsDirOf, type Command } from '../command.js'
 
 export const serve: Command = {
@@ -19,7 +19,7 @@ the gateway's own copies.`,
   async run (args) {
     const toolsDir = toolsDirOf(args)
     const config = loadConfig(process.env, toolsDir === undefined ? {} : { toolsDir })
-    registerToolHooks()
+    prepareToolsDir(config.toolsDir)
     await startServer({ config, tools: await loadToolsFromDir(config.toolsDir) })
     return EXIT.ok
   },

@@ -1,12 +1,23 @@
-import { register } from 'node:module'
+import { readdirSync } from 'node:fs'
+import { createRequire, register } from 'node:module'
+import { extname, join } from 'node:path'
 import type { ToolHooksData } from './module-hooks.js'
 
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts'])
+const SHARED_PACKAGES = ['toolgate', 'zod'] as const
 let registered = false
 
 /**
- * Install the module hooks a tools folder needs (TypeScript tools, `toolgate` and `zod` from
- * the gateway's own package) before the folder is imported. Once per process.
+ * Prepare the process to import the tools in `dir`: install the module hooks (TypeScript tools,
+ * `toolgate` and `zod` from the gateway's own package) when the folder needs them. A folder of
+ * JavaScript that resolves both packages itself needs none, and then no hooks thread is
+ * started (it costs memory for the life of the process).
  */
+export function prepareToolsDir (dir: string): void {
+  if (hasTypeScript(dir) || SHARED_PACKAGES.some(name => !resolvesFrom(dir, name))) registerToolHooks()
+}
+
+/** Install the hooks unconditionally; once per process. */
 export function registerToolHooks (): void {
   if (registered) return
   registered = true
@@ -14,6 +25,27 @@ export function registerToolHooks (): void {
   // In the clone, from source (tsx, vitest), the hooks file is TypeScript; in the package it is compiled.
   const hooks = new URL(import.meta.url.endsWith('.ts') ? './module-hooks.ts' : './module-hooks.js', import.meta.url)
   register(hooks, { data })
+}
+
+function hasTypeScript (dir: string): boolean {
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return false // the loader reports an unreadable folder with its own message
+  }
+  return entries.some(entry => entry.name !== 'node_modules' && (entry.isDirectory()
+    ? hasTypeScript(join(dir, entry.name))
+    : TYPESCRIPT.has(extname(entry.name)) && !/\.d\.[cm]?ts$/.test(entry.name)))
+}
+
+function resolvesFrom (dir: string, name: string): boolean {
+  try {
+    createRequire(join(dir, 'index.js')).resolve(name)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The gateway's package.json: `src/services/` in the clone, `dist/src/services/` in the package. */

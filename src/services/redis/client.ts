@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
+
+// ioredis is loaded on first use: a gateway without REDIS_URL never pays its ~7 MB.
+const require = createRequire(import.meta.url)
 
 export interface RedisSettings {
   readonly url: string
@@ -12,7 +16,8 @@ export interface RedisSettings {
  * background, so the gateway recovers without a restart.
  */
 export function createRedisClient (url: string, events: RedisEvents = {}): Redis {
-  const client = new Redis(url, {
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis')
+  const client = new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
