@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import type * as IORedis from 'ioredis'
 import type { Redis } from 'ioredis'
 
 // ioredis is loaded on first use: a gateway without REDIS_URL never pays its ~7 MB.
@@ -16,7 +17,7 @@ export interface RedisSettings {
  * background, so the gateway recovers without a restart.
  */
 export function createRedisClient (url: string, events: RedisEvents = {}): Redis {
-  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis')
+  const { Redis: RedisClient } = require('ioredis') as typeof IORedis
   const client = new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

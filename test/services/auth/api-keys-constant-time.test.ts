@@ -3,7 +3,7 @@ import { expect, it, vi } from 'vitest'
 import { createApiKeyVerifier, hashApiKey } from '../../../src/services/auth/index.js'
 
 vi.mock('node:crypto', async importOriginal => {
-  const actual = await importOriginal<typeof import('node:crypto')>()
+  const actual = await importOriginal<typeof crypto>()
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
 })
 

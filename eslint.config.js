@@ -1,0 +1,43 @@
+// @ts-check
+/**
+ * typescript-eslint's recommended type-aware rules, and the house's one architectural rule:
+ * the core knows nothing of HTTP or of the gateway's services, and the services know nothing
+ * of Fastify's adapters. Unused exports are knip's job (`npm run lint`).
+ */
+import eslint from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: forbidden.map(group => ({ group: [group], message })) }],
+  },
+})
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'runtime/**', 'bench/results/**'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-empty': ['error', { allowEmptyCatch: true }],
+    },
+  },
+  layer(['src/core/**/*.ts', 'src/index.ts'], ['**/services/**', '**/plugins/**', '**/bin/**', 'fastify', 'fastify-*', '@fastify/*', 'ioredis', 'prom-client', 'pino', 'jose'],
+    'src/core is the framework-free core: it never imports the gateway\'s services, the plugins, the CLI, Fastify or a service client.'),
+  layer(['src/services/**/*.ts'], ['**/plugins/**', '**/bin/**', 'fastify', 'fastify-*', '@fastify/*'],
+    'src/services are the gateway\'s services: no Fastify and no plugins (those adapt the services, not the other way round).'),
+  layer(['tools/**/*.ts'], ['**/src/**', '**/plugins/**', '**/bin/**'],
+    'a tool imports toolgate by its package name (toolgate, toolgate/server), as a user\'s tool would.'),
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-floating-promises': 'off',
+    },
+  },
+)
