@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -57,5 +60,30 @@ describe('the server entry', () => {
     const run = await startServer({ TOOLS_DIR: 'test/fixtures/bad-declaration-tools' })
     expect(run.code).toBe(1)
     expect(run.stderr).toMatch(/tool "bad_timeout" \(.*bad\.ts\): field "timeoutMs"/)
+  })
+
+  it('serves a TOOLS_DIR anywhere, without node_modules, whose TypeScript tool imports toolgate and zod', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-anywhere-'))
+    writeFileSync(join(dir, 'double.ts'), `import { z } from 'zod'
+import { defineTool, ToolError } from 'toolgate'
+export default defineTool({
+  id: 'double', kind: 'compute', description: 'Double a number.',
+  inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }),
+  isReadOnly: true, isConcurrencySafe: true, authorize () {},
+  execute: ({ n }: { n: number }) => { if (n < 0) throw new ToolError(422, 'NEGATIVE', 'no negatives'); return { n: n * 2 } },
+})
+`)
+    const answers: Array<[number, unknown]> = []
+    try {
+      const run = await startServer({ TOOLS_DIR: dir }, (address, kill) => {
+        const post = (n: number) => fetch(`${address}/tools/double`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) })
+          .then(async r => { answers.push([r.status, await r.json()]) })
+        void post(21).then(() => post(-1)).finally(() => kill('SIGTERM'))
+      })
+      expect(run.code).toBe(0)
+      expect(answers).toEqual([[200, { n: 42 }], [422, expect.objectContaining({ code: 'NEGATIVE' })]])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
