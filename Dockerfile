@@ -6,10 +6,11 @@
 # Every dependency, as locked, and the compiled gateway (dist/).
 FROM node:20-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.tools.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY bin ./bin
+COPY tools ./tools
 RUN npm ci --no-audit --no-fund
 
 # Production dependencies only.
@@ -21,15 +22,15 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 FROM node:20-slim
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
-# The compiled gateway; only TOOLS_DIR's .ts tools are stripped at load time (by esbuild, a
-# production dependency). A tools folder mounted without node_modules imports `toolgate` and
-# `zod` from here.
+# The compiled gateway and the shipped tools, compiled (dist/tools): nothing is transpiled at
+# run time. A tools folder you mount instead (TOOLS_DIR=/tools -v ./my-tools:/tools) needs no
+# node_modules: it imports `toolgate` and `zod` from here, and its .ts files are stripped as
+# they load (esbuild is a production dependency).
 COPY package.json ./
 COPY --from=build /app/dist ./dist
-COPY tools ./tools
 # The code stays root-owned and read-only to the process.
 USER node
-ENV HOST=0.0.0.0 PORT=3000
+ENV HOST=0.0.0.0 PORT=3000 TOOLS_DIR=/app/dist/tools
 EXPOSE 3000
 # No curl in slim images: Node's own fetch.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
