@@ -3,7 +3,9 @@ import { ToolDefinitionError } from './errors.js'
 import { snapshotSchema } from './schema-snapshot.js'
 import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type ToolDeclaration } from './tool.js'
 
-const ID = /^[a-z][a-z0-9_]{0,63}$/
+/** What a tool id may be: the name a model calls, a route segment, a metrics label. */
+export const TOOL_ID = /^[a-z][a-z0-9_]{0,63}$/
+const ID = TOOL_ID
 const KIND = /^[a-z][a-z0-9_-]{0,63}$/
 const REQUIRED_FUNCTIONS = ['authorize', 'execute'] as const
 const OPTIONAL_FUNCTIONS = ['parseOutput', 'active', 'resolve', 'debugSteps', 'touchedResourcesOf', 'mutatedResourcesOf'] as const

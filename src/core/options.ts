@@ -1,13 +1,16 @@
 import { z } from 'zod'
 
+/** The core's defaults, which the gateway's settings (TOOL_TIMEOUT_MS, ...) also default to. */
+export const CORE_DEFAULTS = { defaultTimeoutMs: 120_000, maxQueuePerDomain: 64, queueTimeoutMs: 30_000 } as const
+
 /** The knobs of the in-process core; the server fills them from validated configuration. */
 export const CoreOptionsSchema = z.object({
   /** Timeout of a tool that declares none. */
-  defaultTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(120_000),
+  defaultTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(CORE_DEFAULTS.defaultTimeoutMs),
   /** Calls that may wait in one concurrency domain before more are refused with 429. */
-  maxQueuePerDomain: z.number().int().min(0).default(64),
+  maxQueuePerDomain: z.number().int().min(0).default(CORE_DEFAULTS.maxQueuePerDomain),
   /** Longest wait for a slot before a queued call is refused with 503. */
-  queueTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(30_000),
+  queueTimeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(CORE_DEFAULTS.queueTimeoutMs),
   /**
    * After a call's signal aborted, how long its slot stays held while the tool has not
    * settled. Holding it keeps exclusivity; letting go in the end keeps a tool that ignores

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { z } from 'zod'
+import { TOOL_ID } from '../core/define-tool.js'
+import { CORE_DEFAULTS } from '../core/options.js'
 
 const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
@@ -50,9 +52,9 @@ export const ConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   bodyLimit: intFromEnv(1, 64 * 1024 * 1024).default(1024 * 1024),
   maxResponseBytes: intFromEnv(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
-  toolTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(120_000),
-  maxQueuePerSession: intFromEnv(0, 100_000).default(64),
-  queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(30_000),
+  toolTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(CORE_DEFAULTS.defaultTimeoutMs),
+  maxQueuePerSession: intFromEnv(0, 100_000).default(CORE_DEFAULTS.maxQueuePerDomain),
+  queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(CORE_DEFAULTS.queueTimeoutMs),
   shutdownGraceMs: intFromEnv(0, 10 * 60_000).default(10_000),
   /** Turn authentication off on a non-loopback address: you take responsibility. */
   authDisabled: boolFromEnv.default(false),
@@ -69,7 +71,7 @@ export const ConfigSchema = z.object({
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
-  toolLimits: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), ToolLimitSchema).default({}),
+  toolLimits: z.record(z.string().regex(TOOL_ID), ToolLimitSchema).default({}),
   /** Refuse calls with 503 before the process falls over; 0 turns a check off. */
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
