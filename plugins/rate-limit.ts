@@ -1,4 +1,3 @@
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
@@ -25,6 +24,8 @@ export const rateLimitPlugin = fp(async function rateLimiting (app: FastifyInsta
     const toolId = request.routeOptions.config.toolId
     return toolId === undefined ? undefined : config.toolLimits[toolId]?.rateLimitMax
   }
+  // Loaded only when a limit is configured: most gateways never pay for it.
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   await app.register(rateLimit, {
     global: true,
     hook: 'preParsing',

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs'
 import { createRequire, register } from 'node:module'
-import { extname, join } from 'node:path'
+import { extname, join, resolve } from 'node:path'
 import type { ToolHooksData } from './module-hooks.js'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts'])
@@ -41,7 +41,7 @@ function hasTypeScript (dir: string): boolean {
 
 function resolvesFrom (dir: string, name: string): boolean {
   try {
-    createRequire(join(dir, 'index.js')).resolve(name)
+    createRequire(join(resolve(dir), 'index.js')).resolve(name)
     return true
   } catch {
     return false
