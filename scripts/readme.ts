@@ -1,6 +1,6 @@
 /**
- * Fill the generated sections of README.md (the error table, the shipped tools, the latest
- * benchmark run) from the code and from `bench/results/latest.json`.
+ * Fill the generated sections of README.md (the settings, the error table, the shipped tools,
+ * the latest benchmark run) from the code and from `bench/results/latest.json`.
  * `--check` fails when the README is out of date; a test runs the same comparison.
  */
 import { readFile, writeFile } from 'node:fs/promises'
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { render, type Report } from '../bench/lib/report.js'
 import { ERROR_TABLE_MARKDOWN } from '../plugins/error-table.js'
 import { loadToolsFromDir } from '../src/services/loader.js'
+import { settingsTable } from '../src/services/settings-table.js'
 import { summaryOf } from '../src/services/tool-listing.js'
 
 const readmePath = fileURLToPath(new URL('../README.md', import.meta.url))
@@ -36,7 +37,7 @@ async function benchTables (): Promise<string> {
 
 export async function renderReadme (): Promise<{ current: string, rendered: string }> {
   const current = await readFile(readmePath, 'utf8')
-  const rendered = fill(fill(fill(current, 'errors', ERROR_TABLE_MARKDOWN), 'tools', await toolsTable()), 'bench', await benchTables())
+  const rendered = fill(fill(fill(fill(current, 'settings', settingsTable()), 'errors', ERROR_TABLE_MARKDOWN), 'tools', await toolsTable()), 'bench', await benchTables())
   return { current, rendered }
 }
 

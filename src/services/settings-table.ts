@@ -1,0 +1,55 @@
+import { ConfigSchema, ENV_KEYS, type Config } from './config.js'
+
+/**
+ * The README's settings table, generated: names from `ENV_KEYS`, defaults from `ConfigSchema`
+ * itself (so a changed default cannot leave the table behind), meanings from `SETTING_DOCS`.
+ * A setting without a line here fails the README check, so a new one cannot go undocumented.
+ */
+export const SETTING_DOCS: Readonly<Record<string, string>> = {
+  HOST: 'listen address. A non-loopback address needs `API_KEYS` or `JWT_*`, or `AUTH_DISABLED=true`',
+  PORT: 'listen port',
+  TOOLS_DIR: 'folder of tool modules (`toolgate serve DIR` overrides it)',
+  LOG_LEVEL: 'pino level; `debug` also logs call inputs',
+  BODY_LIMIT: 'request body limit in bytes (413 above)',
+  MAX_RESPONSE_BYTES: 'largest tool response; a larger output is the tool\'s invalid output (502)',
+  TOOL_TIMEOUT_MS: 'timeout of a tool that declares none',
+  MAX_QUEUE_PER_SESSION: 'calls that may wait in one concurrency domain (429 above)',
+  QUEUE_TIMEOUT_MS: 'longest wait for a slot (503 after)',
+  SHUTDOWN_GRACE_MS: 'on SIGTERM/SIGINT, how long calls in flight may finish before they are aborted',
+  AUTH_DISABLED: 'serve anonymous callers on any address (you take responsibility)',
+  METRICS: 'serve `/metrics` and count calls',
+  DOCS: 'serve the Swagger UI at `/docs`',
+  REDIS_URL: '`redis://...`: idempotency records, rate-limit counters and the demo ledger live in Redis, shared by replicas',
+  REDIS_PREFIX: 'prefix of every Redis key this gateway writes',
+  IDEMPOTENCY_TTL_MS: 'how long an idempotency record is kept (24 h)',
+  IDEMPOTENCY_MAX_ENTRIES: 'bound of the in-memory idempotency store',
+  RATE_LIMIT_MAX: 'calls per principal per window, over all tools (0: off)',
+  RATE_LIMIT_WINDOW_MS: 'the rate-limit window',
+  MAX_EVENT_LOOP_DELAY_MS: 'refuse tool calls with 503 above this event-loop delay (0: off)',
+  MAX_HEAP_USED_BYTES: 'refuse tool calls with 503 above this heap use (0: off)',
+  MAX_RSS_BYTES: 'refuse tool calls with 503 above this resident memory (0: off)',
+}
+
+/** Settings read outside `ENV_KEYS` (composite or tool-specific), with their default as text. */
+const OTHER_SETTINGS: ReadonlyArray<readonly [name: string, defaultText: string, doc: string]> = [
+  ['API_KEYS', 'none', '`principal:sha256hex[:scope,scope];...` (digests only; `toolgate hash-key --generate` makes a key and its digest)'],
+  ['JWT_ISSUER`, `JWT_AUDIENCE', 'none', 'turn on JWT bearer tokens (both required)'],
+  ['JWT_ALGORITHMS', '`RS256,ES256`', 'the pinned algorithms (`none` is never accepted)'],
+  ['JWT_JWKS_URL` or `JWT_KEY', 'none', 'where keys come from: a JWKS URL, or a PEM public key / HS shared secret'],
+  ['JWT_SCOPE_CLAIM', '`scope`', 'claim holding the scopes (space-separated string or array)'],
+  ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules` and `toolLimits`'],
+  ['FETCH_ALLOWED_HOSTS', 'none', 'hosts `url_fetch` may reach (comma-separated); none means it refuses every URL'],
+]
+
+export function settingsTable (): string {
+  const defaults: Partial<Config> = ConfigSchema.parse({})
+  const rows = Object.entries(ENV_KEYS).map(([name, key]) => {
+    const doc = SETTING_DOCS[name]
+    if (doc === undefined) throw new Error(`setting ${name} has no line in SETTING_DOCS (src/services/settings-table.ts)`)
+    const value = defaults[key]
+    const shown = value === undefined ? 'none' : `\`${typeof value === 'object' ? JSON.stringify(value) : String(value)}\``
+    return `| \`${name}\` | ${shown} | ${doc} |`
+  })
+  const others = OTHER_SETTINGS.map(([name, shown, doc]) => `| \`${name}\` | ${shown} | ${doc} |`)
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows, ...others].join('\n')
+}
