@@ -24,7 +24,6 @@ export const ERRORS = {
   TOOLGATE_DENIED: { status: 403, outcome: 'forbidden', title: 'Denied by the tool', solve: 'The tool\'s own authorize check refused this input; read `detail`.' },
   TOOLGATE_PLAN_MODE: { status: 403, outcome: 'forbidden', title: 'Refused in plan mode', solve: 'Plan mode runs read-only tools only; drop plan mode to call this tool.' },
   TOOLGATE_ESCALATION_UNSUPPORTED: { status: 400, outcome: 'invalid_input', title: 'Escalation not supported', solve: 'This tool does not declare `supportsEscalation`; call it without escalation.' },
-  TOOLGATE_ESCALATION_NOT_APPROVED: { status: 403, outcome: 'forbidden', title: 'Escalation not approved', solve: 'Escalation needs a person\'s approval (over HTTP: a 202 and `Approval-Id`); in process, the binding\'s `escalationApproved`.' },
   TOOLGATE_APPROVAL_PENDING: { status: 409, outcome: 'conflict', title: 'Approval pending', solve: 'Nobody has decided this approval yet; retry after `Retry-After`, or send `Prefer: wait=N` to wait for it.' },
   TOOLGATE_APPROVAL_REJECTED: { status: 403, outcome: 'forbidden', title: 'Approval rejected', solve: 'An approver said no; read `note`. Ask again with a new call if things changed.' },
   TOOLGATE_APPROVAL_EXPIRED: { status: 410, outcome: 'forbidden', title: 'Approval expired', solve: 'Nobody decided in time, or the approval was not used in time; send the call again without `Approval-Id` to ask anew.' },
