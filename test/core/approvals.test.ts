@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { defineTool } from '../../src/core/define-tool.js'
+import { ToolDefinitionError } from '../../src/core/errors.js'
+import { MemoryApprovalStore } from '../../src/core/approvals/memory-store.js'
+import { catalogOf, echoDeclaration, rejectionOf, writeDeclaration } from './helpers.js'
+
+/* The approval step without HTTP: what asks for approval, and what an approved call does. */
+
+function counting (requiresApproval: unknown) {
+  const counts = { execute: 0 }
+  const tool = writeDeclaration('act', () => { counts.execute++; return 'done' }, { requiresApproval, resolve: () => 'would act' })
+  return { counts, tool }
+}
+
+describe('what asks for approval', () => {
+  it('a predicate that throws, or answers anything but false, asks (fails closed)', async () => {
+    for (const requiresApproval of [() => { throw new Error('bug') }, () => undefined, () => 'no', true]) {
+      const { counts, tool } = counting(requiresApproval)
+      const result = await catalogOf([tool]).bind({ app: undefined }).invoke({ toolId: 'act', input: {} })
+      expect([result.approval?.status, result.record.outcome, counts.execute]).toEqual(['pending', 'approval_pending', 0])
+    }
+  })
+
+  it('false, or a predicate answering false, runs at once', async () => {
+    for (const requiresApproval of [false, () => false, undefined]) {
+      const { counts, tool } = counting(requiresApproval)
+      const result = await catalogOf([tool]).bind({ app: undefined }).invoke({ toolId: 'act', input: {} })
+      expect([result.approval, result.value, counts.execute]).toEqual([undefined, 'done', 1])
+    }
+  })
+
+  it('a dry run executes nothing, so it needs no approval', async () => {
+    const { tool } = counting(true)
+    const result = await catalogOf([tool]).bind({ app: undefined }).invoke({ toolId: 'act', input: {}, dryRun: true })
+    expect([result.approval, result.value]).toEqual([undefined, 'would act'])
+  })
+
+  it('defineTool refuses a requiresApproval that is neither boolean nor function', () => {
+    expect(() => defineTool(echoDeclaration({ requiresApproval: 'yes' }) as never)).toThrow(ToolDefinitionError)
+    expect(() => defineTool(echoDeclaration({ requiresApproval: 'yes' }) as never)).toThrow(/requiresApproval/)
+  })
+
+  it('an operator rule of the binding asks, with its approvers', async () => {
+    const catalog = catalogOf([echoDeclaration()])
+    const result = await catalog.bind({ app: undefined, requester: 'agent', approvalRule: () => ({ approvers: ['cfo'] }) }).invoke({ toolId: 'echo', input: { text: 'a' } })
+    expect(result.approval).toMatchObject({ reasons: ['rule'], approvers: ['cfo'], requestedBy: 'agent', input: { text: 'a' } })
+  })
+})
+
+describe('an approved call', () => {
+  it('refused before execute (queue full) gives its approval back, and runs once when retried', async () => {
+    let release!: () => void
+    const block = writeDeclaration('block', async () => { await new Promise<void>(resolve => { release = resolve }); return 'released' })
+    const { counts, tool } = counting(true)
+    const store = new MemoryApprovalStore()
+    const catalog = catalogOf([block, tool], { core: { maxQueuePerDomain: 0 }, approvals: { store } })
+    const agent = catalog.bind({ app: undefined, requester: 'agent', domain: 'd' })
+    const { approval } = await agent.invoke({ toolId: 'act', input: {} })
+    await catalog.approvals.decide(approval!.id, { id: 'approver' }, 'approved')
+    const blocking = agent.invoke({ toolId: 'block', input: {} })
+    const refused = await rejectionOf(agent.invoke({ toolId: 'act', input: {}, approvalId: approval!.id }))
+    expect([refused.code, counts.execute, (await store.get(approval!.id))?.status]).toEqual(['TOOLGATE_QUEUE_FULL', 0, 'approved'])
+    release()
+    await blocking
+    expect((await agent.invoke({ toolId: 'act', input: {}, approvalId: approval!.id })).value).toBe('done')
+    expect((await agent.invoke({ toolId: 'act', input: {}, approvalId: approval!.id })).replayed).toBe(true)
+    expect([counts.execute, (await store.get(approval!.id))?.status]).toEqual([1, 'consumed'])
+  })
+
+  it('self-approval is refused unless the catalog allows it', async () => {
+    const { tool } = counting(true)
+    for (const allowSelfApproval of [false, true]) {
+      const catalog = catalogOf([tool], { approvals: { allowSelfApproval } })
+      const { approval } = await catalog.bind({ app: undefined, requester: 'me' }).invoke({ toolId: 'act', input: {} })
+      const deciding = catalog.approvals.decide(approval!.id, { id: 'me' }, 'approved')
+      if (allowSelfApproval) await expect(deciding).resolves.toMatchObject({ status: 'approved' })
+      else expect((await rejectionOf(deciding)).code).toBe('TOOLGATE_SELF_APPROVAL')
+    }
+  })
+})
