@@ -78,3 +78,40 @@ describe('an approved call', () => {
     }
   })
 })
+
+describe('the in-memory approval store', () => {
+  const limits = { maxPendingPerPrincipal: 2, maxPendingTotal: 3 }
+  const request = (id: string, requestedBy: string, requestedAt = 0) => ({
+    id, tool: 't', kind: 'write', effects: [], effectsLabel: 'none', inputDigest: 'd', input: {}, escalate: false,
+    reasons: ['tool' as const], requestedBy, approvers: [], requestedAt,
+  })
+
+  it('bounds pending approvals per principal and in total; settling one frees its slot', async () => {
+    const store = new MemoryApprovalStore({ now: () => 0 })
+    expect(await store.create(request('a1', 'a'), 100, limits)).toBe('created')
+    expect(await store.create(request('a2', 'a'), 100, limits)).toBe('created')
+    expect(await store.create(request('a3', 'a'), 100, limits)).toBe('principal_full')
+    expect(await store.create(request('b1', 'b'), 100, limits)).toBe('created')
+    expect(await store.create(request('c1', 'c'), 100, limits)).toBe('full')
+    await store.decide('a1', { status: 'rejected', decidedBy: 'x', decidedAt: 0, useBy: 100 })
+    expect(await store.create(request('c1', 'c'), 100, limits)).toBe('created')
+    expect(await store.pendingCount()).toBe(3)
+  })
+
+  it('expires pending approvals once, consumes an approval once, and forgets settled ones after retainMs', async () => {
+    let now = 0
+    const store = new MemoryApprovalStore({ now: () => now, retainMs: 1_000 })
+    await store.create(request('late', 'a'), 100, limits)
+    await store.create(request('ok', 'a'), 100, limits)
+    await store.decide('ok', { status: 'approved', decidedBy: 'x', decidedAt: 50, useBy: 500 })
+    now = 200
+    expect((await store.sweepExpired(now)).map(r => [r.id, r.status])).toEqual([['late', 'expired']])
+    expect(await store.sweepExpired(now)).toEqual([])
+    expect(await store.decide('late', { status: 'approved', decidedBy: 'x', decidedAt: now, useBy: 900 })).toMatchObject({ type: 'not_pending' })
+    expect(await Promise.all([store.consume('ok', now), store.consume('ok', now)])).toEqual(['consumed', 'not_approved'])
+    now = 1_199
+    expect((await store.get('late'))?.status).toBe('expired')
+    now = 2_000
+    expect([await store.get('late'), await store.get('ok')]).toEqual([undefined, undefined])
+  })
+})

@@ -9,6 +9,8 @@ import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStore, Co
 export class MemoryApprovalStore implements ApprovalStore {
   readonly #records = new Map<string, ApprovalRecord>()
   readonly #pendingBy = new Map<string, number>()
+  /** Ids of pending records: expiry looks at these only, never at every record kept. */
+  readonly #pending = new Set<string>()
   readonly #retainMs: number
   readonly #maxRecords: number
   readonly #now: () => number
@@ -26,6 +28,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     if (this.#pendingTotal() >= limits.maxPendingTotal) return 'full'
     this.#forgetOld()
     this.#records.set(request.id, { ...request, status: 'pending', expiresAt })
+    this.#pending.add(request.id)
     this.#pendingBy.set(request.requestedBy, pending + 1)
     return 'created'
   }
@@ -37,7 +40,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   async listPending (): Promise<ApprovalRecord[]> {
     this.#expire(this.#now())
-    return [...this.#records.values()].filter(r => r.status === 'pending')
+    return [...this.#pending].map(id => this.#records.get(id)!)
   }
 
   async decide (id: string, decision: Decision): Promise<DecideResult> {
@@ -80,22 +83,27 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #pendingTotal (): number {
-    let total = 0
-    for (const n of this.#pendingBy.values()) total += n
-    return total
+    return this.#pending.size
   }
 
-  /** Pending past expiry become expired: returned once, here, for metrics and logs. */
+  /**
+   * Pending past expiry become expired: returned once, here, for metrics and logs. Settled
+   * records past their retention go too: Map order is settling order, so the scan stops at
+   * the first settled record still kept (pending ones, bounded, are stepped over).
+   */
   #expire (now: number): ApprovalRecord[] {
     const expired: ApprovalRecord[] = []
+    for (const id of [...this.#pending]) {
+      const record = this.#records.get(id)!
+      if (record.expiresAt > now) continue
+      const settled: ApprovalRecord = { ...record, status: 'expired' }
+      this.#settle(record, settled)
+      expired.push(settled)
+    }
     for (const record of this.#records.values()) {
-      if (record.status === 'pending' && record.expiresAt <= now) {
-        const settled: ApprovalRecord = { ...record, status: 'expired' }
-        this.#settle(record, settled)
-        expired.push(settled)
-      } else if (record.status !== 'pending' && settledAt(record) + this.#retainMs <= now) {
-        this.#records.delete(record.id)
-      }
+      if (record.status === 'pending') continue
+      if (settledAt(record) + this.#retainMs > now) break
+      this.#records.delete(record.id)
     }
     return expired
   }
@@ -104,6 +112,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   #settle (pending: ApprovalRecord, settled: ApprovalRecord): void {
     this.#records.delete(pending.id)
     this.#records.set(pending.id, settled)
+    this.#pending.delete(pending.id)
     const left = (this.#pendingBy.get(pending.requestedBy) ?? 1) - 1
     if (left === 0) this.#pendingBy.delete(pending.requestedBy)
     else this.#pendingBy.set(pending.requestedBy, left)
