@@ -217,3 +217,32 @@ describe('a call that needs approval, over HTTP with two principals', () => {
     expect((await post({ origin: 'http://localhost:80', host: 'localhost:80' })).statusCode).toBe(200)
   })
 })
+
+describe('a call that needs approval, sent with an Idempotency-Key', () => {
+  it('asks once however often it is re-sent; once approved, the same key runs it once (with or without Approval-Id)', async () => {
+    const { app, executions } = await gateway()
+    const key = { 'idempotency-key': 'order-42' }
+    const first = (await app.inject(call('pay', big, KEYS.alice, key))).json()
+    const again = await app.inject(call('pay', big, KEYS.alice, key))
+    expect([again.statusCode, again.json().id]).toEqual([202, first.id])
+    expect((await app.inject({ method: 'GET', url: '/approvals', headers: { 'x-api-key': KEYS.bob } })).json().approvals).toHaveLength(1)
+    expectProblem(await app.inject(call('pay', { ...big, amount: 501 }, KEYS.alice, key)), 422, 'TOOLGATE_IDEMPOTENCY_MISMATCH')
+    // Another principal's same key is another call: its own approval.
+    expect((await app.inject(call('pay', big, KEYS.carol, key))).json().id).not.toBe(first.id)
+    await decide(app, first.id, 'approve', KEYS.bob)
+    const ran = await app.inject(call('pay', big, KEYS.alice, key))
+    expect([ran.statusCode, ran.json().paid]).toEqual([200, 500])
+    const withId = await app.inject(call('pay', big, KEYS.alice, { ...key, 'approval-id': first.id }))
+    expect([withId.statusCode, withId.headers['idempotent-replayed']]).toEqual([200, 'true'])
+    expect(executions).toEqual(['pay:mallory:500'])
+  })
+
+  it('a rejected keyed call stays rejected for that key', async () => {
+    const { app, executions } = await gateway()
+    const key = { 'idempotency-key': 'order-43' }
+    const { id } = (await app.inject(call('pay', big, KEYS.alice, key))).json()
+    await decide(app, id, 'reject', KEYS.bob, 'no')
+    expectProblem(await app.inject(call('pay', big, KEYS.alice, key)), 403, 'TOOLGATE_APPROVAL_REJECTED')
+    expect(executions).toEqual([])
+  })
+})

@@ -59,12 +59,21 @@ export class Approvals {
     this.#onEvent = options.onEvent
   }
 
-  /** Open a pending approval; 429 when its principal, or everyone together, hold too many. */
-  async request (fields: Omit<ApprovalRequest, 'id' | 'requestedAt'>): Promise<ApprovalRecord> {
+  /**
+   * Open a pending approval; 429 when its principal, or everyone together, hold too many. With
+   * an `id` (derived from the call's idempotency key) that is already kept, the kept record is
+   * answered instead: a re-sent call asks once.
+   */
+  async request (fields: Omit<ApprovalRequest, 'id' | 'requestedAt'>, id = newId()): Promise<{ record: ApprovalRecord, created: boolean }> {
     await this.sweep()
     const now = this.now()
-    const request: ApprovalRequest = { ...fields, id: newId(), requestedAt: now }
+    const request: ApprovalRequest = { ...fields, id, requestedAt: now }
     const created = await guarded(() => this.store.create(request, now + this.ttlMs, this.limits))
+    if (created === 'exists') {
+      const kept = await this.get(id)
+      if (kept !== undefined) return { record: kept, created: false }
+      throw notFound(id) // forgotten between the two steps: vanishingly rare, and a retry asks anew
+    }
     if (created === 'principal_full') {
       throw new GatewayError('TOOLGATE_TOO_MANY_APPROVALS', `"${request.requestedBy}" already has ${this.limits.maxPendingPerPrincipal} approvals waiting; retry once some are decided or expired`, { retryAfter: 30 })
     }
@@ -73,7 +82,7 @@ export class Approvals {
     }
     const record: ApprovalRecord = { ...request, status: 'pending', expiresAt: now + this.ttlMs }
     this.emit({ type: 'requested', record })
-    return record
+    return { record, created: true }
   }
 
   /** One record as it stands now (undefined when unknown or forgotten). */

@@ -23,6 +23,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   async create (request: ApprovalRequest, expiresAt: number, limits: ApprovalLimits): Promise<CreateResult> {
     this.#expire(this.#now())
+    if (this.#records.has(request.id)) return 'exists'
     const pending = this.#pendingBy.get(request.requestedBy) ?? 0
     if (pending >= limits.maxPendingPerPrincipal) return 'principal_full'
     if (this.#pendingTotal() >= limits.maxPendingTotal) return 'full'

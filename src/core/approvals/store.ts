@@ -47,7 +47,8 @@ export interface ApprovalLimits {
   readonly maxPendingTotal: number
 }
 
-export type CreateResult = 'created' | 'principal_full' | 'full'
+/** `exists`: a record with this id is already kept (ids derived from an idempotency key repeat). */
+export type CreateResult = 'created' | 'exists' | 'principal_full' | 'full'
 
 export interface Decision {
   readonly status: 'approved' | 'rejected'

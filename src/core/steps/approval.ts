@@ -2,6 +2,7 @@ import { guarded, notFound } from '../approvals/approvals.js'
 import type { ApprovalReason, ApprovalRecord } from '../approvals/store.js'
 import { viewOf, type ApprovalView } from '../approvals/view.js'
 import { GatewayError } from '../errors.js'
+import { createHash } from 'node:crypto'
 import { canonicalJson, fingerprintOf } from '../idempotency/fingerprint.js'
 import type { AnyTool, ToolContext } from '../tool.js'
 import type { Binding, Call, InvokeRequest, PipelineEnv } from '../types.js'
@@ -54,13 +55,21 @@ async function ask<App> (
   reasons: ApprovalReason[], approvers: readonly string[],
 ): Promise<ApprovalGate> {
   const { approvals } = env
-  const record = await approvals.request({
-    tool: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel,
-    inputDigest: fingerprintOf(input),
+  const requestedBy = requesterOf(binding)
+  const inputDigest = fingerprintOf(input)
+  const { record, created } = await approvals.request({
+    tool: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel, inputDigest,
     // A detached JSON copy: what the approver reads is what was digested, whatever the tool does later.
     input: JSON.parse(canonicalJson(input ?? null)) as unknown,
-    escalate: request.escalate === true, reasons, requestedBy: requesterOf(binding), approvers,
-  })
+    escalate: request.escalate === true, reasons, requestedBy, approvers,
+  }, request.idempotencyKey === undefined ? undefined : keyedId(requestedBy, tool.id, request.idempotencyKey))
+  if (!created) {
+    // A re-sent call (same idempotency key): the approval it asked for before decides.
+    if (record.inputDigest !== inputDigest || record.escalate !== (request.escalate === true)) {
+      throw new GatewayError('TOOLGATE_IDEMPOTENCY_MISMATCH', 'this idempotency key was used with a different input')
+    }
+    if (record.status !== 'pending') return gateOf(record, approvals.now(), false)
+  }
   const waitMs = Math.min(request.waitForApprovalMs ?? 0, approvals.maxWaitMs)
   if (!(waitMs > 0)) return { type: 'pending', view: viewOf(record) }
   const settled = await waitForDecision(env, record.id, waitMs, ctx.signal)
@@ -148,6 +157,14 @@ export function runApproved (call: Call, gate: ApprovalGate & { type: 'approved'
       throw error
     }
   }
+}
+
+/**
+ * A call sent with an idempotency key asks for one approval however often it is re-sent: the
+ * approval id is derived from (principal, tool, key), like the idempotency record's own key.
+ */
+function keyedId (requester: string, toolId: string, key: string): string {
+  return createHash('sha256').update(`${requester.length}:${requester}|${toolId}|${key}`).digest('hex').slice(0, 32)
 }
 
 function requesterOf<App> (binding: Binding<App>): string {

@@ -10,6 +10,7 @@ import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStatus, A
  */
 
 const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 'principal_full' end
 if redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf') >= tonumber(ARGV[5]) then return 'full' end
