@@ -1,5 +1,5 @@
 import { CallControl } from './abort.js'
-import { checkApproval, runApproved } from './steps/approval.js'
+import { checkApproval, pendingResult, runApproved } from './steps/approval.js'
 import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
 import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
@@ -34,11 +34,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     if (control.reason !== undefined) throw control.reason
     const approving = checkApproval(env, binding, tool, input, ctx, request)
     const approval = approving instanceof Promise ? await approving : approving
-    if (approval?.type === 'pending') {
-      record.outcome = 'approval_pending'
-      record.status = 202
-      return { value: approval.view, record, replayed: false, body: binding.serialize?.(approval.view), approval: approval.view }
-    }
+    if (approval?.type === 'pending') return pendingResult(binding, record, approval.view)
     // An approved call runs once under its approval's own key.
     const idempotencyKey = approval === undefined ? request.idempotencyKey : approval.key
     checkIdempotencyKey(tool, idempotencyKey, request.dryRun === true)

@@ -5,7 +5,8 @@ import { GatewayError } from '../errors.js'
 import { createHash } from 'node:crypto'
 import { canonicalJson, fingerprintOf } from '../idempotency/fingerprint.js'
 import type { AnyTool, ToolContext } from '../tool.js'
-import type { Binding, Call, InvokeRequest, PipelineEnv } from '../types.js'
+import type { CallRecord } from '../call-record.js'
+import type { Binding, Call, InvokeRequest, InvokeResult, PipelineEnv } from '../types.js'
 
 /*
  * Step 6b, right after `authorize`: does a person have to say yes before this call runs?
@@ -37,6 +38,13 @@ function reasonsFor<App> (binding: Binding<App>, tool: AnyTool<App>, input: unkn
   if (ruled) reasons.push('rule')
   if (request.escalate === true && !binding.escalationApproved) reasons.push('escalation')
   return reasons
+}
+
+/** Nothing ran: the answer is the pending approval itself (HTTP: 202), marked as such for every adapter. */
+export function pendingResult<App> (binding: Binding<App>, record: CallRecord, view: ApprovalView): InvokeResult {
+  record.outcome = 'approval_pending'
+  record.status = 202
+  return { value: view, record, replayed: false, body: binding.serialize?.(view), approval: view }
 }
 
 /** Fails closed: a predicate that throws, or answers anything but `false`, asks for approval. */
