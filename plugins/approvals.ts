@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type Principal } from '../src/core/app-context.js'
 import { notFound } from '../src/core/approvals/approvals.js'
-import { GatewayError, viewOf, type ApprovalRecord, type ToolCatalog } from '../src/index.js'
+import { GatewayError, MemoryApprovalStore, viewOf, type ApprovalRecord, type ToolCatalog } from '../src/index.js'
 import { requireScope } from '../src/services/auth/index.js'
 import { logApprovalEvent } from '../src/services/approvals/options.js'
 import type { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
@@ -47,6 +47,14 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
     const timer = setInterval(() => { refresh().catch(() => {}) }, options.sweepMs)
     timer.unref()
     app.addHook('onClose', async () => { clearInterval(timer) })
+  }
+
+  if (approvals.store instanceof MemoryApprovalStore) {
+    const store = approvals.store
+    app.addHook('onClose', async () => {
+      const lost = await store.pendingCount()
+      if (lost > 0) app.log.warn({ pendingApprovals: lost }, 'shutting down: pending approvals live in this process only and are lost (set REDIS_URL to keep them)')
+    })
   }
 
   const visible = async (principal: Principal): Promise<ApprovalRecord[]> =>

@@ -270,3 +270,13 @@ describe('the approvals page (server-rendered)', () => {
     expect(own.body).not.toContain('data-action="approve"')
   })
 })
+
+it('an in-memory gateway says, when it stops, how many pending approvals it loses', async () => {
+  const lines: Array<Record<string, unknown>> = []
+  const { Writable } = await import('node:stream')
+  const stream = new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(String(chunk)) as Record<string, unknown>); done() } })
+  const app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS }), tools: approvalTools([]), logger: { level: 'info', stream } })
+  await app.inject(call('pay', big, KEYS.alice))
+  await app.close()
+  expect(lines.find(line => line.pendingApprovals !== undefined)).toMatchObject({ level: 40, pendingApprovals: 1 })
+})
