@@ -115,3 +115,17 @@ describe('the in-memory approval store', () => {
     expect([await store.get('late'), await store.get('ok')]).toEqual([undefined, undefined])
   })
 })
+
+describe('an approval store that cannot be reached', () => {
+  it('fails closed: 503 TOOLGATE_STORE_UNAVAILABLE, nothing runs', async () => {
+    const down = async (): Promise<never> => { throw new Error('connection refused') }
+    const store = { create: down, get: down, listPending: down, decide: down, consume: down, unconsume: down, sweepExpired: down, pendingCount: down }
+    const { counts, tool } = counting(true)
+    const agent = catalogOf([tool], { approvals: { store } }).bind({ app: undefined })
+    for (const request of [{ toolId: 'act', input: {} }, { toolId: 'act', input: {}, approvalId: 'a'.repeat(32) }]) {
+      const error = await rejectionOf(agent.invoke(request))
+      expect([error.code, error.status]).toEqual(['TOOLGATE_STORE_UNAVAILABLE', 503])
+    }
+    expect(counts.execute).toBe(0)
+  })
+})
