@@ -13,6 +13,10 @@ import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
 import { requestIdPlugin } from './request-id.js'
 import { toolRoutes } from './tool-routes.js'
+import { approvalRoutes, approvalTelemetry } from './approvals.js'
+import { approvalOptionsOf } from '../src/services/approvals/options.js'
+import { compileApprovalRules } from '../src/services/approvals/rules.js'
+import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,6 +46,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
   // `catalog` is read at scrape time only, once it exists.
   const metrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued })
+  const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
+  if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
+  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
       defaultTimeoutMs: config.toolTimeoutMs,
@@ -55,6 +62,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
+    approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
   })
   const facts: GatewayFacts = {
     version: VERSION,
@@ -82,6 +90,13 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     rateLimit: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
     bodyLimit: config.bodyLimit,
+    approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
+  })
+  await app.register(approvalRoutes, {
+    catalog,
+    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+    sweepMs: 5_000,
+    onPending: approvalSinks.onPending,
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

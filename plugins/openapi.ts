@@ -96,7 +96,7 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance, op
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or API key' },
         },
       },
-      tags: [{ name: 'gateway', description: 'Listing, health and metadata' }],
+      tags: [{ name: 'gateway', description: 'Listing, health and metadata' }, { name: 'approvals', description: 'Calls waiting for a person: list, read, approve, reject' }],
     },
     transform,
     transformObject: withoutUnusedSchemas,

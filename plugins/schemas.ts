@@ -18,7 +18,7 @@ export const ProblemSchema = z.looseObject({
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request: invalid input or options', 401: 'Authentication required', 403: 'Forbidden',
   404: 'Not found or not active for this caller', 409: 'Conflict', 413: 'Body too large', 415: 'Unsupported media type',
-  422: 'Rejected', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
+  410: 'Gone: the approval expired', 422: 'Rejected', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
   500: 'Internal error or tool failure', 502: 'The tool returned invalid output', 503: 'Unavailable (see Retry-After)',
   504: 'The tool timed out',
 }
@@ -54,6 +54,10 @@ export const CallHeaders = z.object({
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
   'idempotency-key': z.string().regex(/^[\x21-\x7e]{1,255}$/).optional()
     .describe('Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'),
+  'approval-id': z.string().max(128).optional()
+    .describe('Run the call this approval was given for: once (a repeat replays its answer); another principal 403, another input 422, rejected 403, expired 410, undecided 409'),
+  prefer: z.string().optional()
+    .describe('RFC 7240 `wait=N`: when the call needs approval, wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),
 })
 
 const flag = z.enum(['true', 'false']).transform(v => v === 'true')
@@ -61,5 +65,5 @@ const flag = z.enum(['true', 'false']).transform(v => v === 'true')
 export const CallQuery = z.object({
   mode: z.enum(['normal', 'plan']).optional().describe('plan: only read-only tools run; others are refused with 403'),
   dryRun: flag.optional().describe('true: validate and authorize, return what the call would do, execute nothing'),
-  escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and the tools:escalate scope'),
+  escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
 })

@@ -12,6 +12,8 @@ import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './r
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
+import { APPROVAL_ID_HEADER, ApprovalSchema, preferredWaitMs } from './approval-schemas.js'
+import type { ApprovalRule } from '../src/index.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +37,8 @@ export interface ToolRoutesOptions {
   readonly maxResponseBytes: number
   /** Largest request body, set on each tool route so a host app's own limit does not apply. */
   readonly bodyLimit: number
+  /** The operator's approval rules (absent: none). */
+  readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -116,6 +120,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       const { principal, query } = request
       requireScope(principal, SCOPES.call)
       const gatewayApp = appOf(request)
+      const waitMs = preferredWaitMs(request.headers.prefer)
       let result
       inFlight?.inc()
       try {
@@ -125,17 +130,32 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           domain: gatewayApp.domain,
           idempotencyScope: principal.id,
           mode: query.mode,
-          escalationApproved: principal.scopes.includes(SCOPES.escalate),
           isPermitted: permitFor(principal.id),
           onRecord: record => { logCall(request, record) },
           serialize,
-        }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
+          requester: principal.id,
+          approvalRule: ruleFor(principal.id),
+        }, {
+          toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
+          approvalId: single(request.headers[APPROVAL_ID_HEADER]), waitForApprovalMs: waitMs,
+        })
       } finally {
         inFlight?.dec()
       }
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
+      if (waitMs !== undefined && (result.approval !== undefined || result.waitedForApproval === true)) {
+        void reply.header('Preference-Applied', `wait=${Math.min(waitMs, catalog.approvals.maxWaitMs) / 1000}`)
+      }
+      if (result.approval !== undefined) {
+        return reply.code(202).header('Location', `${app.prefix}/approvals/${result.approval.id}`).type('application/json; charset=utf-8').send(result.body)
+      }
       return reply.code(200).type('application/json; charset=utf-8').send(result.body)
     })
+  }
+
+  function ruleFor (principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
+    const approvalRule = options.approvalRule
+    return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
   }
 
   /** No rules configured: no per-call check at all. */
@@ -210,7 +230,7 @@ function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: z.ZodTyp
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: tool.outputSchema, ...problemResponses(CALL_STATUSES) },
+    response: { 200: tool.outputSchema, 202: ApprovalSchema.describe('Nothing ran: the call waits for a person\'s approval (`Location`: the approval). Re-send it with `Approval-Id` once approved.'), ...problemResponses(CALL_STATUSES) },
     'x-effects': [...tool.effects],
     'x-read-only': tool.isReadOnly,
     'x-concurrency-safe': tool.isConcurrencySafe,

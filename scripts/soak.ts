@@ -33,7 +33,7 @@ const CONFIG = {
   apiKeys: [{
     principal: 'soak',
     sha256: hashApiKey(API_KEY),
-    scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large', 'approvals:grant', 'tools:escalate'],
+    scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large'],
   }],
   // The embedded idempotency store is bounded: a small bound is reached during warm-up, so a
   // flat RSS afterwards means no leak, not "the store has not filled up yet".

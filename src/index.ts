@@ -15,3 +15,8 @@ export { Scheduler, QueueFullError, type Lease, type Ticket } from './core/sched
 export { MemoryIdempotencyStore } from './core/idempotency/memory-store.js'
 export { StoreUnavailableError, type IdempotencyStore, type Claim, type StoredResult } from './core/idempotency/store.js'
 export type { CancelSignal } from './core/abort.js'
+export { Approvals, APPROVAL_ID, type ApprovalEvent, type ApprovalOptions, type Decider } from './core/approvals/approvals.js'
+export { MemoryApprovalStore } from './core/approvals/memory-store.js'
+export { currentStatus, type ApprovalStore, type ApprovalRecord, type ApprovalRequest, type ApprovalStatus, type ApprovalReason, type ApprovalLimits, type CreateResult, type DecideResult, type Decision, type ConsumeResult } from './core/approvals/store.js'
+export { viewOf, type ApprovalView } from './core/approvals/view.js'
+export type { ApprovalRule } from './core/types.js'

@@ -17,6 +17,11 @@ export const LARGE_TRANSFER_CENTS = 50_000
 export const TRANSFER_SCOPE = 'ledger:transfer'
 export const LARGE_TRANSFER_SCOPE = 'ledger:transfer:large'
 
+export interface LedgerOptions {
+  /** Above this (cents) a transfer waits for a person's approval (the gateway's approvals); absent: never. */
+  readonly approvalAboveCents?: number
+}
+
 const account = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'an account id: lowercase letters, digits and "_", starting with a letter')
 const cents = z.number().int()
 
@@ -57,7 +62,8 @@ function transferAccounts (input: unknown): string[] {
 }
 
 /** `ledger_balance` and `ledger_transfer` over one store; the default export uses the demo accounts in memory. */
-export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore()): AnyTool[] {
+export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(), options: LedgerOptions = {}): AnyTool[] {
+  const { approvalAboveCents } = options
   return [
     defineTool({
       id: 'ledger_balance',
@@ -83,7 +89,7 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore())
     defineTool({
       id: 'ledger_transfer',
       kind: 'write',
-      description: 'Move money between two demo ledger accounts, for good. Needs the scope "ledger:transfer" (and "ledger:transfer:large" above 500.00), and an idempotency key so a retry cannot pay twice. Fails with ACCOUNT_NOT_FOUND (404) or INSUFFICIENT_FUNDS (409). Do a dry run first to see the balances after.',
+      description: 'Move money between two demo ledger accounts, for good. Needs the scope "ledger:transfer" (and "ledger:transfer:large" above 500.00), and an idempotency key so a retry cannot pay twice. Large transfers may first wait for a person\'s approval (answer 202: re-send the same call with the Approval-Id header once approved). Fails with ACCOUNT_NOT_FOUND (404) or INSUFFICIENT_FUNDS (409). Do a dry run first to see the balances after.',
       shortDescription: 'Transfer cents between ledger accounts (from, to, amount).',
       inputSchema: transferInput,
       outputSchema: receipt,
@@ -93,6 +99,7 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore())
       isConcurrencySafe: false,
       timeoutMs: 10_000,
       requiresIdempotencyKey: true,
+      requiresApproval: approvalAboveCents === undefined ? false : input => input.amount > approvalAboveCents,
       touchedResourcesOf: transferAccounts,
       mutatedResourcesOf: transferAccounts,
       authorize (input, ctx: GatewayContext) {
@@ -124,4 +131,17 @@ async function defaultStore (): Promise<LedgerStore> {
   return store
 }
 
-export default createLedgerTools(await defaultStore())
+/**
+ * `LEDGER_APPROVAL_ABOVE_CENTS`: transfers above it wait for a person's approval; `off` turns
+ * that off. Default: above 500.00, the same line as the large-transfer scope.
+ */
+function approvalAbove (): number | undefined {
+  const setting = process.env.LEDGER_APPROVAL_ABOVE_CENTS
+  if (setting === undefined || setting === '') return LARGE_TRANSFER_CENTS
+  if (setting === 'off') return undefined
+  const cents = Number(setting)
+  if (!Number.isInteger(cents) || cents < 0) throw new Error(`LEDGER_APPROVAL_ABOVE_CENTS must be a whole number of cents or "off", got ${JSON.stringify(setting)}`)
+  return cents
+}
+
+export default createLedgerTools(await defaultStore(), { approvalAboveCents: approvalAbove() })

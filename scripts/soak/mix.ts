@@ -52,9 +52,6 @@ const STEPS: readonly Step[] = [
   { name: 'ledger_transfer carol to bob', tool: 'ledger_transfer', body: () => ({ from: 'carol', to: 'bob', amount: 2 }), expect: drained, idempotencyKey: () => randomUUID() },
   { name: 'ledger_transfer bob to alice', tool: 'ledger_transfer', body: () => ({ from: 'bob', to: 'alice', amount: 2 }), expect: drained, idempotencyKey: () => randomUUID() },
   { name: 'url_fetch (no allowlist)', tool: 'url_fetch', body: () => ({ url: 'https://example.com/' }), expect: ['403 HOST_NOT_ALLOWED'] },
-  { name: 'approval_list', tool: 'approval_list', body: () => ({}), expect: ['200'] },
-  { name: 'approval_request dry run', tool: 'approval_request', query: '?dryRun=true', body: () => ({ question: 'may the soak go on?' }), expect: ['200'] },
-  { name: 'approval_grant unknown ticket', tool: 'approval_grant', body: () => ({ ticket: randomUUID(), decision: 'deny' }), expect: ['404 TICKET_NOT_FOUND'] },
 ]
 
 /** What the soak saw, per step: counts of each outcome, and what should not have happened. */

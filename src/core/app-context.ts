@@ -36,5 +36,5 @@ export interface GatewayApp {
   readonly gateway: GatewayFacts
 }
 
-/** Scopes a principal needs: listing and docs, and calling tools. */
-export const SCOPES = { read: 'tools:read', call: 'tools:call', escalate: 'tools:escalate' } as const
+/** Scopes a principal needs: listing and docs, calling tools, deciding approvals (escalation is approved per call, never by a scope). */
+export const SCOPES = { read: 'tools:read', call: 'tools:call', approve: 'tools:approve' } as const

@@ -5,7 +5,7 @@ import type { DebugStep, Effect } from './tool.js'
  * values, so they are a closed set: adding one is a deliberate change.
  */
 export const OUTCOMES = [
-  'ok', 'dry_run', 'replayed',
+  'ok', 'dry_run', 'replayed', 'approval_pending',
   'invalid_input', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'rate_limited',
   'unavailable', 'timeout', 'cancelled', 'unknown',
   'tool_error', 'tool_failed', 'bad_definition', 'invalid_output', 'internal',

@@ -1,11 +1,12 @@
 import { AbortReason, type CancelSignal } from './abort.js'
+import { Approvals, type ApprovalOptions } from './approvals/approvals.js'
 import type { CallRecord } from './call-record.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './options.js'
 import { defineTool } from './define-tool.js'
 import { InFlightCalls } from './in-flight.js'
 import { ToolDefinitionError } from './errors.js'
 import { invoke } from './pipeline.js'
-import type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
+import type { ApprovalRule, Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler } from './scheduler.js'
@@ -18,6 +19,8 @@ export interface CatalogOptions {
   readonly onRecord?: (record: CallRecord) => void
   /** Where idempotency records live (default: in memory, bounded) and for how long. */
   readonly idempotency?: { readonly store?: IdempotencyStore, readonly ttlMs?: number }
+  /** Where approvals live (default: in memory), how long they last, their bounds. */
+  readonly approvals?: ApprovalOptions
 }
 
 export interface BindOptions<App> {
@@ -29,8 +32,12 @@ export interface BindOptions<App> {
   readonly idempotencyScope?: string
   /** Plan mode: every tool that is not read-only is refused. */
   readonly mode?: 'normal' | 'plan'
-  /** The explicit approval an escalating call needs. Absent means not approved. */
+  /** The host already approved escalation for this binding. Absent: each escalating call asks a person (a pending approval). */
   readonly escalationApproved?: boolean
+  /** Who asks for approvals of this binding's calls (default: `idempotencyScope`). */
+  readonly requester?: string
+  /** The operator's approval rule for this caller and a tool; undefined when none applies. */
+  readonly approvalRule?: (tool: AnyTool<App>) => ApprovalRule | undefined
   /** The host's permission rules for this caller; `false` refuses with 403. */
   readonly isPermitted?: (tool: AnyTool<App>) => boolean
   readonly onRecord?: (record: CallRecord) => void
@@ -93,6 +100,7 @@ export class ToolCatalog<App = unknown> {
         store: options.idempotency?.store ?? new MemoryIdempotencyStore(),
         ttlMs: options.idempotency?.ttlMs ?? 24 * 60 * 60 * 1000,
       },
+      approvals: new Approvals(options.approvals),
     }
   }
 
@@ -107,6 +115,11 @@ export class ToolCatalog<App = unknown> {
   /** The tools offered to `app`, in declaration order (inactive ones are invisible). */
   active (app: App): AnyTool<App>[] {
     return this.tools.filter(tool => tool.active === undefined || isActive(tool, app))
+  }
+
+  /** The approvals of this catalog's calls: list, read and decide them (any adapter). */
+  get approvals (): Approvals {
+    return this.#env.approvals
   }
 
   get scheduler (): Scheduler {
@@ -164,6 +177,8 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     isPermitted: options.isPermitted,
     onRecord: options.onRecord,
     serialize: options.serialize,
+    requester: options.requester,
+    approvalRule: options.approvalRule,
   }
 }
 

@@ -13,7 +13,7 @@ const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempot
 const KNOWN_FIELDS = new Set<string>([
   'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects',
   'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs',
-  ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS,
+  ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval',
 ])
 
 export interface DefineOptions {
@@ -76,6 +76,9 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
   for (const field of OPTIONAL_FUNCTIONS) {
     if (d[field] !== undefined && typeof d[field] !== 'function') fail(field, 'must be a function when present')
   }
+  if (d.requiresApproval !== undefined && typeof d.requiresApproval !== 'boolean' && typeof d.requiresApproval !== 'function') {
+    fail('requiresApproval', 'must be a boolean or a function (input, ctx) => boolean when present')
+  }
   const effects = checkEffects(d.effects, fail)
   checkTimeout(d.timeoutMs, d.interactive === true, fail)
   checkSelfConcurrency(declaration, fail)
@@ -98,6 +101,7 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
     interactive: d.interactive === true,
     supportsEscalation: d.supportsEscalation === true,
     requiresIdempotencyKey: d.requiresIdempotencyKey === true,
+    requiresApproval: typeof d.requiresApproval === 'function' ? bind(d.requiresApproval) : d.requiresApproval === true,
     source: options.source,
     [DEFINED]: true,
   }

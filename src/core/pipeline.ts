@@ -1,4 +1,5 @@
 import { CallControl } from './abort.js'
+import { checkApproval, pendingResult, runApproved } from './steps/approval.js'
 import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
 import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
@@ -31,24 +32,30 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     const authorizing = runAuthorize(tool, input, ctx)
     if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
-    checkIdempotencyKey(tool, request.idempotencyKey, request.dryRun === true)
+    const approving = checkApproval(env, binding, tool, input, ctx, request)
+    const approval = approving instanceof Promise ? await approving : approving
+    if (approval?.type === 'pending') return pendingResult(binding, record, approval.view)
+    // An approved call runs once under its approval's own key.
+    const idempotencyKey = approval === undefined ? request.idempotencyKey : approval.key
+    checkIdempotencyKey(tool, idempotencyKey, request.dryRun === true)
     if (request.dryRun === true) {
       const proposal = runResolve(tool, input, ctx)
       record.outcome = 'dry_run'
       return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
     }
     const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle: {} }
-    if (request.idempotencyKey === undefined) {
+    if (idempotencyKey === undefined) {
       const running = scheduleAndExecute(call)
       const value = running instanceof Promise ? await running : running
       const body = serializeOutput(binding, tool, value)
       record.outcome = 'ok'
       return { value, record, replayed: false, body }
     }
-    const { value, replayed } = await idempotent(call, request.idempotencyKey, async () => await scheduleAndExecute(call))
+    const run = async (): Promise<unknown> => await scheduleAndExecute(call)
+    const { value, replayed } = await idempotent(call, idempotencyKey, approval === undefined ? run : runApproved(call, approval, run))
     const body = serializeOutput(binding, tool, value)
     record.outcome = replayed ? 'replayed' : 'ok'
-    return { value, record, replayed, body }
+    return { value, record, replayed, body, waitedForApproval: approval?.waited }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {

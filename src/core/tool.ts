@@ -54,6 +54,8 @@ export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z
   readonly supportsEscalation?: boolean
   /** Callers must send an idempotency key; a call without one is refused. */
   readonly requiresIdempotencyKey?: boolean
+  /** A person approves each call before it runs: always (`true`) or when this says so (CONTRACT section 6). */
+  readonly requiresApproval?: boolean | ((input: z.output<In>, ctx: ToolContext<App>) => boolean)
   readonly active?: (app: App) => boolean
   readonly authorize: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<void>
   readonly execute: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<z.input<Out>>

@@ -4,6 +4,8 @@
  * the other way round.
  */
 import type { CallControl, CancelSignal } from './abort.js'
+import type { Approvals } from './approvals/approvals.js'
+import type { ApprovalView } from './approvals/view.js'
 import type { CallRecord } from './call-record.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import type { CoreOptions } from './options.js'
@@ -29,6 +31,7 @@ export interface PipelineEnv {
   readonly end: (control: CallControl) => void
   readonly observers: ReadonlyArray<(record: CallRecord) => void>
   readonly idempotency: IdempotencyOptions
+  readonly approvals: Approvals
 }
 
 /** One bound context: the app, and what the host decided about this caller. */
@@ -49,6 +52,15 @@ export interface Binding<App> {
    * in the record and the metrics, not a crash after the call was counted as ok.
    */
   readonly serialize?: (value: unknown) => string
+  /** Who asks when a call needs approval (default: `idempotencyScope`). */
+  readonly requester?: string
+  /** The operator's rule for this caller: undefined when none asks for approval of `tool`. */
+  readonly approvalRule?: (tool: AnyTool<App>) => ApprovalRule | undefined
+}
+
+/** An operator rule that matched: the call needs approval, by one of `approvers` when any are named. */
+export interface ApprovalRule {
+  readonly approvers: readonly string[]
 }
 
 export interface InvokeRequest {
@@ -62,6 +74,10 @@ export interface InvokeRequest {
   readonly signal?: CancelSignal
   /** Run at most once per key (and scope and tool); a repeat replays the stored answer. */
   readonly idempotencyKey?: string
+  /** Run the call this approval was given for (exactly once; a repeat replays its answer). */
+  readonly approvalId?: string
+  /** When the call needs approval: wait up to this long for the decision (`Prefer: wait`). */
+  readonly waitForApprovalMs?: number
 }
 
 export interface InvokeResult<T = unknown> {
@@ -71,6 +87,13 @@ export interface InvokeResult<T = unknown> {
   readonly replayed: boolean
   /** `value` encoded by the binding's `serialize`, when it has one. */
   readonly body?: string
+  /**
+   * Set when nothing ran because the call waits for a person: `value` is this same pending
+   * approval, and a transport answers it as such (HTTP 202), never as the tool's output.
+   */
+  readonly approval?: ApprovalView
+  /** True when this call waited for an approval decision (`waitForApprovalMs`) and then ran. */
+  readonly waitedForApproval?: boolean
 }
 
 /** What the execute step tells the idempotency step: a late settlement when the call was aborted mid-run. */

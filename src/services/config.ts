@@ -42,6 +42,16 @@ export const ToolLimitSchema = z.object({
 }).strict()
 
 /**
+ * An operator's approval rule (config file only): calls of these tools by this principal (`*`:
+ * everyone) wait for a person's yes; `approvers` (principals), when given, are the only ones who may give it.
+ */
+export const ApprovalRuleSchema = z.object({
+  tools: z.array(glob).min(1),
+  principal: z.string().min(1).default('*'),
+  approvers: z.array(z.string().min(1)).default([]),
+}).strict()
+
+/**
  * Every setting, validated once at start-up. Environment variables win over the optional JSON
  * file named by `CONFIG_FILE`; a bad value stops start-up with a message naming the setting.
  */
@@ -76,6 +86,14 @@ export const ConfigSchema = z.object({
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
   maxRssBytes: intFromEnv(0, 2 ** 40).default(0),
+  /** Human approvals: how long a request waits for a decision, and an approval for its use. */
+  approvalTtlMs: intFromEnv(1_000, 7 * 24 * 60 * 60 * 1000).default(15 * 60 * 1000),
+  approvalMaxPendingPerPrincipal: intFromEnv(1, 100_000).default(10),
+  approvalMaxPending: intFromEnv(1, 1_000_000).default(1_000),
+  /** The longest `Prefer: wait=N` honoured on a call that needs approval. */
+  approvalMaxWaitMs: intFromEnv(0, 10 * 60_000).default(60_000),
+  approvalAllowSelf: boolFromEnv.default(false),
+  approvalRules: z.array(ApprovalRuleSchema).default([]),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
@@ -89,6 +107,8 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
+  APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
+  APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
 }
 
 export class ConfigError extends Error {

@@ -28,6 +28,11 @@ export const SETTING_DOCS: Readonly<Record<string, string>> = {
   MAX_EVENT_LOOP_DELAY_MS: 'refuse tool calls with 503 above this event-loop delay (0: off)',
   MAX_HEAP_USED_BYTES: 'refuse tool calls with 503 above this heap use (0: off)',
   MAX_RSS_BYTES: 'refuse tool calls with 503 above this resident memory (0: off)',
+  APPROVAL_TTL_MS: 'how long a pending approval waits for a decision, and an approval for its use (15 min)',
+  APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'pending approvals one principal may hold (429 above)',
+  APPROVAL_MAX_PENDING: 'pending approvals over all principals (429 above)',
+  APPROVAL_MAX_WAIT_MS: 'the longest `Prefer: wait` honoured',
+  APPROVAL_ALLOW_SELF: 'let an approver decide their own request (off: another person must)',
 }
 
 /** Settings read outside `ENV_KEYS` (composite or tool-specific), with their default as text. */
@@ -37,7 +42,8 @@ const OTHER_SETTINGS: ReadonlyArray<readonly [name: string, defaultText: string,
   ['JWT_ALGORITHMS', '`RS256,ES256`', 'the pinned algorithms (`none` is never accepted)'],
   ['JWT_JWKS_URL` or `JWT_KEY', 'none', 'where keys come from: a JWKS URL, or a PEM public key / HS shared secret'],
   ['JWT_SCOPE_CLAIM', '`scope`', 'claim holding the scopes (space-separated string or array)'],
-  ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules` and `toolLimits`'],
+  ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules`, `approvalRules` and `toolLimits`'],
+  ['LEDGER_APPROVAL_ABOVE_CENTS', '`50000`', 'demo ledger: transfers above this wait for approval (`off`: never)'],
   ['FETCH_ALLOWED_HOSTS', 'none', 'hosts `url_fetch` may reach (comma-separated); none means it refuses every URL'],
 ]
 

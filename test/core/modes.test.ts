@@ -100,16 +100,18 @@ describe('escalation', () => {
     expect([error.code, error.status, counts.execute]).toEqual(['TOOLGATE_ESCALATION_UNSUPPORTED', 400, 0])
   })
 
-  it('is refused with TOOLGATE_ESCALATION_NOT_APPROVED (403) without an approval', async () => {
+  it('without the binding\'s approval asks a person: a pending approval, authorize ran, execute did not', async () => {
     const { counts, invoker } = counted(escalating)
-    const error = await rejectionOf(invoker().invoke({ toolId: 'move', input, escalate: true }))
-    expect([error.code, error.status, counts.authorize, counts.execute]).toEqual(['TOOLGATE_ESCALATION_NOT_APPROVED', 403, 0, 0])
+    const result = await invoker().invoke({ toolId: 'move', input, escalate: true })
+    expect(result.approval).toMatchObject({ status: 'pending', escalate: true, reasons: ['escalation'], tool: 'move' })
+    expect(result.value).toBe(result.approval)
+    expect([result.record.outcome, result.record.status, counts.authorize, counts.execute]).toEqual(['approval_pending', 202, 1, 0])
   })
 
-  it('is refused when the approval is truthy but not true', async () => {
-    const { invoker } = counted(escalating)
-    const error = await rejectionOf(invoker({ escalationApproved: 'yes' as unknown as boolean }).invoke({ toolId: 'move', input, escalate: true }))
-    expect(error.code).toBe('TOOLGATE_ESCALATION_NOT_APPROVED')
+  it('asks a person when the binding\'s approval is truthy but not true', async () => {
+    const { counts, invoker } = counted(escalating)
+    const result = await invoker({ escalationApproved: 'yes' as unknown as boolean }).invoke({ toolId: 'move', input, escalate: true })
+    expect([result.approval?.status, counts.execute]).toEqual(['pending', 0])
   })
 
   it('runs with ctx.escalated true when the binding approves', async () => {

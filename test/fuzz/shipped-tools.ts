@@ -12,7 +12,7 @@ export const FUZZ_KEY = 'fuzz-key-0123456789abcdef'
 export const FUZZER = {
   principal: 'fuzzer',
   sha256: hashApiKey(FUZZ_KEY),
-  scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large', 'approvals:grant', 'tools:escalate'],
+  scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large'],
 }
 
 /**
@@ -43,8 +43,6 @@ const accounts = fc.constantFrom('alice', 'bob', 'carol')
 const noteKeys = fc.constantFrom('todo', 'projects/toolgate', 'a.b-c_d')
 
 export const FUZZ: Readonly<Record<string, ToolFuzz>> = {
-  // `question` is trimmed before `.min(1)`: the published `minLength: 1` lets a blank one through.
-  approval_request: { refinedAway: input => typeof input.question === 'string' && input.question.trim() === '' },
   // `timeZone` is refined with Intl: a random string of 1 to 64 characters is rarely a zone.
   time_now: {
     hints: { '/timeZone': fc.constantFrom('UTC', ...Intl.supportedValuesOf('timeZone')) },
@@ -65,8 +63,7 @@ export const FUZZ: Readonly<Record<string, ToolFuzz>> = {
 }
 
 /**
- * POST one body to a tool. `approval_request` waits for a person, so it only ever runs as a
- * dry run; `ledger_transfer` requires an Idempotency-Key, a fresh one each call. A body that
+ * POST one body to a tool. `ledger_transfer` requires an Idempotency-Key, a fresh one each call. A body that
  * JSON cannot carry (`undefined`) goes out empty.
  */
 export async function callTool (app: FastifyInstance, toolId: string, body: unknown): Promise<LightMyRequestResponse> {
@@ -77,7 +74,7 @@ export async function callTool (app: FastifyInstance, toolId: string, body: unkn
 export async function sendText (app: FastifyInstance, toolId: string, text: string): Promise<LightMyRequestResponse> {
   return await app.inject({
     method: 'POST',
-    url: `/tools/${toolId}${toolId === 'approval_request' ? '?dryRun=true' : ''}`,
+    url: `/tools/${toolId}`,
     headers: {
       'x-api-key': FUZZ_KEY,
       'content-type': 'application/json',

@@ -23,11 +23,15 @@ describe('plan mode, dry run and escalation over HTTP', () => {
     expect((await app.inject(post('/tools/escalatable?dryRun=true', {}))).json()).toEqual({ wouldEscalate: true })
   })
 
-  it('escalation: refused for a tool without support, needs the tools:escalate scope, granted with it', async () => {
+  it('escalation: refused for a tool without support; otherwise a person approves it, whatever scopes the caller holds', async () => {
     const app = await testApp()
     expectProblem(await app.inject(post('/tools/echo?escalate=true', { text: 'a' })), 400, 'TOOLGATE_ESCALATION_UNSUPPORTED')
-    expectProblem(await app.inject(post('/tools/escalatable?escalate=true', {}, KEYS.caller)), 403, 'TOOLGATE_ESCALATION_NOT_APPROVED')
-    expect((await app.inject(post('/tools/escalatable?escalate=true', {}))).json()).toEqual({ escalated: true })
+    // admin holds the old tools:escalate scope: it no longer grants anything.
+    for (const key of [KEYS.caller, KEYS.admin]) {
+      const response = await app.inject(post('/tools/escalatable?escalate=true', {}, key))
+      expect(response.statusCode).toBe(202)
+      expect(response.json()).toMatchObject({ status: 'pending', escalate: true, reasons: ['escalation'] })
+    }
     expect((await app.inject(post('/tools/escalatable', {}))).json()).toEqual({ escalated: false })
   })
 })

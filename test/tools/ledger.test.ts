@@ -89,6 +89,17 @@ describe('ledger_transfer', () => {
     expect(await balances(h)).toEqual(DEMO_ACCOUNTS)
   })
 
+  it('above the approval line a transfer waits for a person and moves nothing; the shipped ledger draws the line at 500.00', async () => {
+    const h = harness(createLedgerTools(new MemoryLedgerStore({ rich: 10_000_000, poor: 0 }), { approvalAboveCents: 1_000 }), bigPayer)
+    const { approval } = await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: 1_001 }, { idempotencyKey: randomUUID() })
+    expect(approval).toMatchObject({ status: 'pending', tool: 'ledger_transfer', effects: ['affects-others', 'financial', 'irreversible'], input: { from: 'rich', to: 'poor', amount: 1_001 } })
+    await h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: 1_000 }, { idempotencyKey: randomUUID() })
+    expect(await balances(h)).toEqual({ rich: 10_000_000 - 1_000, poor: 1_000 })
+    const transfer = shipped.find(tool => tool.id === 'ledger_transfer')!
+    const requires = transfer.requiresApproval as (input: unknown, ctx: unknown) => boolean
+    expect([requires({ amount: LARGE_TRANSFER_CENTS }, {}), requires({ amount: LARGE_TRANSFER_CENTS + 1 }, {})]).toEqual([false, true])
+  })
+
   it('authorize denies a large transfer without ledger:transfer:large, before any funds check', async () => {
     const h = ledger({ rich: 10_000_000, poor: 0 })
     const error = await expectFailure(h.call('ledger_transfer', { from: 'rich', to: 'poor', amount: LARGE_TRANSFER_CENTS + 1 }, { idempotencyKey: randomUUID() }), 403, 'TOOLGATE_DENIED')

@@ -135,9 +135,11 @@ describe('notes', () => {
       await expectFailure(h.call('notes_read', { key: 'pinned' }), 404, 'NOTE_NOT_FOUND')
     })
 
-    it('escalation without approval is refused by the gateway', async () => {
+    it('escalation without approval waits for a person and deletes nothing', async () => {
       const h = await withLocked()
-      await expectFailure(h.call('notes_delete', { key: 'pinned' }, { escalate: true }), 403, 'TOOLGATE_ESCALATION_NOT_APPROVED')
+      const result = await h.call('notes_delete', { key: 'pinned' }, { escalate: true })
+      expect(result.approval).toMatchObject({ status: 'pending', escalate: true, tool: 'notes_delete' })
+      expect((await h.call('notes_read', { key: 'pinned' })).value).toMatchObject({ text: 'important' })
     })
 
     it('reading tools do not support escalation', async () => {

@@ -25,7 +25,7 @@ const byId = new Map(tools.map(t => [t.id, t]))
 
 describe('the shipped tools folder', () => {
   it('holds only tool modules at the top level, each exporting defined tools', () => {
-    expect(modules.map(m => m.file)).toEqual(['approval.ts', 'gateway-status.ts', 'ledger.ts', 'notes.ts', 'time-now.ts', 'url-fetch.ts'])
+    expect(modules.map(m => m.file)).toEqual(['gateway-status.ts', 'ledger.ts', 'notes.ts', 'time-now.ts', 'url-fetch.ts'])
     for (const { tools: exported } of modules) {
       expect(exported.length).toBeGreaterThan(0)
       for (const tool of exported) expect(isDefinedTool(tool)).toBe(true)
@@ -35,7 +35,7 @@ describe('the shipped tools folder', () => {
   it('makes one catalog with unique ids', () => {
     const catalog = defineToolCatalog(tools)
     expect(catalog.ids()).toEqual([
-      'approval_request', 'approval_list', 'approval_grant', 'gateway_status', 'ledger_balance', 'ledger_transfer',
+      'gateway_status', 'ledger_balance', 'ledger_transfer',
       'notes_list', 'notes_read', 'notes_write', 'notes_delete', 'time_now', 'url_fetch',
     ])
   })
@@ -50,12 +50,14 @@ describe('the shipped tools folder', () => {
     expect(some(t => !t.isReadOnly)).not.toEqual([])
     expect(some(t => t.isReadOnly && t.isConcurrencySafe)).not.toEqual([])
     expect(some(t => t.selfConcurrency !== undefined)).toEqual(['url_fetch'])
-    expect(some(t => t.interactive === true)).toEqual(['approval_request'])
-    expect(some(t => t.timeoutMs === Infinity)).toEqual(['approval_request'])
+    // Waiting on a person is the gateway's approvals now, not a tool that blocks (the demo approval tools are gone).
+    expect(some(t => t.interactive === true)).toEqual([])
+    expect(some(t => t.timeoutMs === Infinity)).toEqual([])
+    expect(some(t => t.requiresApproval !== false)).toEqual(['ledger_transfer'])
     expect(some(t => t.timeoutMs !== undefined && Number.isFinite(t.timeoutMs))).not.toEqual([])
     expect(some(t => t.supportsEscalation === true)).toEqual(['notes_write', 'notes_delete'])
     expect(some(t => t.requiresIdempotencyKey === true)).toEqual(['ledger_transfer'])
-    expect(some(t => t.active !== undefined)).toEqual(['approval_list', 'approval_grant'])
+    expect(some(t => t.active !== undefined)).toEqual([])
     expect(some(t => t.resolve !== undefined)).toEqual(['ledger_transfer', 'notes_write', 'notes_delete'])
     expect(some(t => t.debugSteps !== undefined)).toEqual(['ledger_transfer', 'url_fetch'])
     expect(some(t => t.touchedResourcesOf !== undefined).length).toBeGreaterThan(0)

@@ -50,8 +50,8 @@ export function checkModeGates<App> (binding: Binding<App>, tool: AnyTool<App>, 
     throw new GatewayError('TOOLGATE_PLAN_MODE', `"${tool.id}" is not read-only and plan mode runs read-only tools only`)
   }
   if (request.escalate === true) {
+    // Not approved by the binding: the approval step turns it into a question to a person.
     if (tool.supportsEscalation !== true) throw new GatewayError('TOOLGATE_ESCALATION_UNSUPPORTED', `"${tool.id}" does not support escalation`)
-    if (!binding.escalationApproved) throw new GatewayError('TOOLGATE_ESCALATION_NOT_APPROVED', `escalating "${tool.id}" needs an explicit approval`)
   }
 }
 

@@ -52,6 +52,8 @@ export class GatewayMetrics {
   readonly #duration: HistogramFamily
   readonly #authFailures: ReadonlyMap<string, CounterChild>
   readonly #tools = new Map<string, ToolSeries>()
+  /** Families other services register (approvals), rendered after the gateway's own. */
+  readonly #more: Array<{ render (out: string[]): void }> = []
 
   constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
     const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
@@ -90,7 +92,13 @@ export class GatewayMetrics {
   async render (): Promise<string> {
     const out: string[] = []
     for (const family of this.#families) family.render(out)
+    for (const family of this.#more) family.render(out)
     return out.join('\n') + '\n' + await processRegistry().metrics()
+  }
+
+  /** Serve more families on the same endpoint. */
+  register (...families: Array<{ render (out: string[]): void }>): void {
+    this.#more.push(...families)
   }
 
   /** Count one finished call (the catalog's `onRecord`). */

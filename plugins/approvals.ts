@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { SCOPES, type GatewayApp, type Principal } from '../src/core/app-context.js'
+import { notFound } from '../src/core/approvals/approvals.js'
+import { GatewayError, MemoryApprovalStore, viewOf, type ApprovalRecord, type ToolCatalog } from '../src/index.js'
+import { requireScope } from '../src/services/auth/index.js'
+import { logApprovalEvent } from '../src/services/approvals/options.js'
+import type { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
+import type { ApprovalEvent } from '../src/core/approvals/approvals.js'
+import type { ToolLogger } from '../src/core/app-context.js'
+import { admissionPlugin, type AdmissionOptions } from './admission.js'
+import { ApprovalSchema, DecisionBody } from './approval-schemas.js'
+import { approvalsPage } from './approvals-page.js'
+import { problemResponses } from './schemas.js'
+
+export interface ApprovalRoutesOptions {
+  readonly catalog: ToolCatalog<GatewayApp>
+  readonly admission: AdmissionOptions
+  /** How often expired approvals are swept (counted, logged) and the pending gauge refreshed; 0: never. */
+  readonly sweepMs: number
+  readonly onPending?: (count: number) => void
+}
+
+const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
+const Params = z.object({ id: z.string().max(128) })
+
+/**
+ * `GET /approvals`, `GET /approvals/{id}`, `POST /approvals/{id}/approve|reject` and the page
+ * `GET /approvals/ui`, in their own scope behind the same admission (overload, authentication)
+ * as the tool routes. Deciding needs `tools:approve`; the core refuses self-approval and
+ * approvers a rule does not name.
+ */
+export async function approvalRoutes (parent: FastifyInstance, options: ApprovalRoutesOptions): Promise<void> {
+  const app = parent.withTypeProvider<ZodTypeProvider>()
+  const approvals = options.catalog.approvals
+  // Decisions take JSON only: a cross-site form (urlencoded, multipart, text/plain) gets 415.
+  app.removeContentTypeParser(['text/plain'])
+  await app.register(admissionPlugin, options.admission)
+
+  const refresh = async (): Promise<void> => {
+    await approvals.sweep()
+    options.onPending?.(await approvals.store.pendingCount())
+  }
+  if (options.sweepMs > 0) {
+    const timer = setInterval(() => { refresh().catch(() => {}) }, options.sweepMs)
+    timer.unref()
+    app.addHook('onClose', async () => { clearInterval(timer) })
+  }
+
+  if (approvals.store instanceof MemoryApprovalStore) {
+    const store = approvals.store
+    app.addHook('onClose', async () => {
+      const lost = await store.pendingCount()
+      if (lost > 0) app.log.warn({ pendingApprovals: lost }, 'shutting down: pending approvals live in this process only and are lost (set REDIS_URL to keep them)')
+    })
+  }
+
+  const visible = async (principal: Principal): Promise<ApprovalRecord[]> =>
+    (await approvals.listPending()).filter(record => maySee(principal, record))
+
+  app.get('/approvals', {
+    schema: {
+      operationId: 'listApprovals', tags: ['approvals'], summary: 'Pending approvals you may see',
+      description: 'With `tools:approve`: every pending approval. Otherwise: your own pending requests.',
+      security: SECURITY, response: { 200: z.object({ approvals: z.array(ApprovalSchema) }), ...problemResponses([401, 503]) },
+    },
+  }, async request => ({ approvals: (await visible(request.principal)).map(viewOf) }))
+
+  app.get('/approvals/ui', { schema: { hide: true } }, async (request, reply) => {
+    const { principal } = request
+    const rows = (await visible(principal)).map(record => ({ approval: viewOf(record), cannotDecide: whyNot(principal, record) }))
+    const nonce = randomBytes(16).toString('base64')
+    return reply
+      .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`)
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(approvalsPage(principal.id, rows, nonce))
+  })
+
+  app.get('/approvals/:id', {
+    schema: {
+      operationId: 'getApproval', tags: ['approvals'], summary: 'Read one approval', security: SECURITY,
+      description: 'Its requester and approvers may read it, whatever its status.',
+      params: Params, response: { 200: ApprovalSchema, ...problemResponses([401, 404, 503]) },
+    },
+  }, async request => {
+    const record = await approvals.get(request.params.id)
+    if (record === undefined || !maySee(request.principal, record)) throw notFound(request.params.id)
+    return viewOf(record)
+  })
+
+  for (const [action, status] of [['approve', 'approved'], ['reject', 'rejected']] as const) {
+    app.post(`/approvals/:id/${action}`, {
+      schema: {
+        operationId: `${action}Approval`, tags: ['approvals'], summary: `${action === 'approve' ? 'Approve' : 'Reject'} a pending approval`,
+        description: `Needs \`tools:approve\`; nobody decides their own request. ${action === 'approve' ? 'The requester then re-sends the call with `Approval-Id`; it runs once.' : 'The requester\'s retry answers 403 with your note.'}`,
+        security: SECURITY, params: Params, body: DecisionBody.nullish(),
+        response: { 200: ApprovalSchema, ...problemResponses([400, 401, 403, 404, 409, 415, 503]) },
+      },
+    }, async request => {
+      refuseCrossSite(request)
+      requireScope(request.principal, SCOPES.approve)
+      const view = await approvals.decide(request.params.id, request.principal, status, request.body?.note)
+      options.onPending?.(await approvals.store.pendingCount().catch(() => 0))
+      return view
+    })
+  }
+
+  function maySee (principal: Principal, record: ApprovalRecord): boolean {
+    return record.requestedBy === principal.id || principal.scopes.includes(SCOPES.approve)
+  }
+
+  function whyNot (principal: Principal, record: ApprovalRecord): string | undefined {
+    if (!principal.scopes.includes(SCOPES.approve)) return 'you need the tools:approve scope to decide'
+    return approvals.refusal(record, principal)?.message
+  }
+}
+
+/**
+ * A decision is made from this origin or by a non-browser client, never by another site: a
+ * browser tells where a request comes from (`Sec-Fetch-Site`, `Origin`), and a foreign one
+ * is refused even when a proxy or extension would add the credential.
+ */
+function refuseCrossSite (request: FastifyRequest): void {
+  const site = request.headers['sec-fetch-site']
+  if (site === 'cross-site' || site === 'same-site') {
+    throw new GatewayError('TOOLGATE_FORBIDDEN', 'approvals are decided from this gateway\'s own page or by an API client, not from another site')
+  }
+  const origin = request.headers.origin
+  if (origin === undefined) return
+  const hosts = [request.headers.host, request.headers['x-forwarded-host']].flat().filter(h => h !== undefined)
+  if (!hosts.some(host => sameHost(origin, host))) {
+    throw new GatewayError('TOOLGATE_FORBIDDEN', `a decision from origin ${origin.slice(0, 100)} is refused: use this gateway's own page`)
+  }
+}
+
+/**
+ * The approval events' sinks: a log line each, and (with metrics on) the counters and the
+ * pending gauge, which is re-counted from the store after each change and each sweep.
+ */
+export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
+  const onPending = (count: number): void => { if (metrics !== undefined) metrics.pending = count }
+  return {
+    onEvent: event => {
+      logApprovalEvent(log, event)
+      if (metrics === undefined) return
+      metrics.observe(event)
+      if (event.type !== 'executed') catalog().approvals.store.pendingCount().then(onPending, () => {})
+    },
+    onPending,
+  }
+}
+
+/** Host headers carry no scheme: read one as if under the origin's scheme, so default ports compare equal. */
+function sameHost (origin: string, host: string): boolean {
+  try {
+    const url = new URL(origin)
+    return new URL(`${url.protocol}//${host}`).host === url.host
+  } catch {
+    return false // `null` or garbage
+  }
+}
