@@ -1,3 +1,4 @@
+/* global process, console */
 // The idle-memory baseline: one Fastify route with fastify-type-provider-zod, plain JavaScript
 // run by plain node (no loader, no hooks thread), listening on the port in argv[2].
 import Fastify from 'fastify'
