@@ -1,6 +1,5 @@
-import type { z } from 'zod'
 import { ToolDefinitionError } from './errors.js'
-import { snapshotSchema } from './schema-snapshot.js'
+import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
 import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type ToolDeclaration } from './tool.js'
 
 const ID = /^[a-z][a-z0-9_]{0,63}$/
@@ -39,7 +38,7 @@ export interface DefineOptions {
  *   execute: ({ a, b }) => ({ sum: a + b }),
  * })
  */
-export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = unknown> (
+export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = unknown> (
   declaration: ToolDeclaration<In, Out, App>,
   options: DefineOptions = {},
 ): Tool<In, Out, App> {
@@ -58,12 +57,8 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
   if (d.shortDescription !== undefined && (typeof d.shortDescription !== 'string' || d.shortDescription.trim() === '')) {
     fail('shortDescription', 'must be a non-empty string when present')
   }
-  for (const field of ['inputSchema', 'outputSchema'] as const) {
-    const schema = d[field] as unknown as { safeParse?: unknown, _zod?: unknown } | undefined
-    if (typeof schema !== 'object' || schema === null || typeof schema.safeParse !== 'function' || schema._zod === undefined) {
-      fail(field, 'must be a zod (v4) schema')
-    }
-  }
+  const inputSchema = snapshotToolSchema(d.inputSchema, problem => fail('inputSchema', problem))
+  const outputSchema = snapshotToolSchema(d.outputSchema, problem => fail('outputSchema', problem))
   for (const field of ['isReadOnly', 'isConcurrencySafe'] as const) {
     if (typeof d[field] !== 'boolean') fail(field, 'must be a boolean')
   }
@@ -79,15 +74,14 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
   checkSelfConcurrency(declaration, fail)
 
   const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
-  const outputSchema = snapshotSchema(d.outputSchema)
   const tool: Record<string | symbol, unknown> = {
     id: d.id,
     kind: d.kind,
     description: d.description,
     shortDescription: d.shortDescription,
-    inputSchema: snapshotSchema(d.inputSchema),
+    inputSchema,
     outputSchema,
-    parseOutput: d.parseOutput === undefined ? (value: unknown) => outputSchema.parse(value) : bind(d.parseOutput),
+    parseOutput: d.parseOutput === undefined ? outputParserOf(outputSchema) : bind(d.parseOutput),
     effects: Object.freeze(effects),
     effectsLabel: effects.length === 0 ? 'none' : effects.join(','),
     isReadOnly: d.isReadOnly,

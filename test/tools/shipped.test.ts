@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { defineToolCatalog, EFFECTS, type AnyTool } from '../../src/index.js'
 import { isDefinedTool } from '../../src/core/tool.js'
+import { jsonSchemaOf } from '../../src/services/tool-listing.js'
 
 const TOOLS_DIR = join(import.meta.dirname, '../../tools')
 
@@ -65,7 +65,7 @@ describe('the shipped tools folder', () => {
   it('gives every tool a short description and describes every input field (they reach the OpenAPI document)', () => {
     for (const tool of tools) {
       expect(tool.shortDescription, tool.id).toMatch(/\S/)
-      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as { properties?: Record<string, { description?: string }> }
+      const schema = jsonSchemaOf(tool.inputSchema, 'input') as { properties?: Record<string, { description?: string }> }
       for (const [name, property] of Object.entries(schema.properties ?? {})) expect(property.description, `${tool.id}.${name}`).toMatch(/\S/)
     }
   })
