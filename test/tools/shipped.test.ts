@@ -25,7 +25,7 @@ const byId = new Map(tools.map(t => [t.id, t]))
 
 describe('the shipped tools folder', () => {
   it('holds only tool modules at the top level, each exporting defined tools', () => {
-    expect(modules.map(m => m.file)).toEqual(['approval.ts', 'gateway-status.ts', 'ledger.ts', 'notes.ts', 'time-now.ts', 'url-fetch.ts'])
+    expect(modules.map(m => m.file)).toEqual(['approval.ts', 'gateway-status.ts', 'ledger.ts', 'notes.ts', 'text-stats.ts', 'time-now.ts', 'url-fetch.ts'])
     for (const { tools: exported } of modules) {
       expect(exported.length).toBeGreaterThan(0)
       for (const tool of exported) expect(isDefinedTool(tool)).toBe(true)
@@ -36,7 +36,7 @@ describe('the shipped tools folder', () => {
     const catalog = defineToolCatalog(tools)
     expect(catalog.ids()).toEqual([
       'approval_request', 'approval_list', 'approval_grant', 'gateway_status', 'ledger_balance', 'ledger_transfer',
-      'notes_list', 'notes_read', 'notes_write', 'notes_delete', 'time_now', 'url_fetch',
+      'notes_list', 'notes_read', 'notes_write', 'notes_delete', 'text_stats', 'time_now', 'url_fetch',
     ])
   })
 
