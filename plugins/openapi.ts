@@ -3,8 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
-// The core's converter, the one jsonSchemaOf uses (importing tool-listing here would register its zod schemas earlier and reorder the document).
-import { isZodSchema, toJsonSchema as jsonSchemaOf } from '../src/core/schema.js'
+import { isForeignSchema, operationJsonSchema } from './openapi-foreign.js'
 import { ERROR_TABLE_MARKDOWN } from './error-table.js'
 import { SHARED_PROBLEMS } from './schemas.js'
 
@@ -29,8 +28,10 @@ const transform: Transform = document => {
   const own: Record<string, unknown> = { ...schema }
   const shared: Record<string, unknown> = {}
   // A non-zod tool schema (Standard Schema, defineSchema) already has its JSON Schema: zod's transform must not see it.
-  if (isForeign(own.body)) {
-    shared.body = jsonSchemaOf(own.body, 'input')
+  const operationId = String(own.operationId)
+  const openapiObject = (document as { openapiObject?: unknown }).openapiObject
+  if (isForeignSchema(own.body)) {
+    shared.body = operationJsonSchema(own.body, 'input', operationId, openapiObject)
     delete own.body
   }
   for (const part of SHARED_PARTS) {
@@ -43,7 +44,7 @@ const transform: Transform = document => {
   if (responses !== undefined) {
     const ownResponses: Record<string, object> = {}
     for (const [status, response] of Object.entries(responses)) {
-      if (isForeign(response)) sharedResponses[status] = jsonSchemaOf(response, 'output')
+      if (isForeignSchema(response)) sharedResponses[status] = operationJsonSchema(response, 'output', operationId, openapiObject)
       else if (isSharedProblem(response)) sharedResponses[status] = once(response, value => (jsonSchemaTransform({ ...document, schema: { response: { [status]: value } } } as typeof document).schema as { response: Record<string, unknown> }).response[status])
       else ownResponses[status] = response
     }
@@ -59,10 +60,6 @@ const transform: Transform = document => {
 function once (key: object, convert: (value: object) => unknown): unknown {
   if (!converted.has(key)) converted.set(key, convert(key))
   return converted.get(key)
-}
-
-function isForeign (value: unknown): value is Parameters<typeof jsonSchemaOf>[0] {
-  return typeof value === 'object' && value !== null && '~standard' in value && !isZodSchema(value)
 }
 
 function isSharedProblem (response: object): boolean {

@@ -61,4 +61,19 @@ describe('tools with non-zod schemas over HTTP', () => {
     }
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy()
   })
+
+  it('a recursive schema: nested issues have deep pointers, and its $defs become components the operation refers to', async () => {
+    const app = await testApp({}, tools)
+    const tree = { value: 'root', children: [{ value: 'a', children: [{ value: 'b' }] }] }
+    expect((await app.inject(post('ark_tree', tree))).json()).toEqual(tree)
+    const body = expectProblem(await app.inject(post('ark_tree', { value: 'root', children: [{ value: 'a', children: [{ value: 2 }] }] })), 400, 'TOOLGATE_INVALID_INPUT')
+    expect((body.errors as Array<{ pointer: string }>).map(e => e.pointer)).toEqual(['/children/0/children/0/value'])
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { post: Record<string, any> }>, components: { schemas: Record<string, unknown> } }>()
+    const { $ref } = document.paths['/tools/ark_tree']!.post.requestBody.content['application/json'].schema as { $ref: string }
+    expect($ref).toMatch(/^#\/components\/schemas\/ark_tree_input_/)
+    expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['value'] })
+    const dereferenced = await SwaggerParser.dereference(structuredClone(document) as never) as typeof document
+    const schema = dereferenced.paths['/tools/ark_tree']!.post.requestBody.content['application/json'].schema
+    expect(schema.properties.children.items.properties.value).toEqual({ type: 'string' })
+  })
 })
