@@ -36,6 +36,10 @@ interface Captured {
 }
 
 const captures = new WeakMap<object, Captured>()
+const HINTS: Record<string, string> = {
+  valibot: '; wrap it with toStandardJsonSchema from @valibot/to-json-schema',
+  zod: '; use zod 4.2 or later',
+}
 const TARGET = 'draft-2020-12'
 
 export function isZodSchema (value: unknown): value is z.ZodType {
@@ -58,7 +62,7 @@ export function snapshotToolSchema<S> (schema: S, fail: (problem: string) => nev
   if (problem !== undefined) return fail(problem)
   if (typeof props.validate !== 'function') return fail(`is a ${props.vendor} schema without a Standard Schema validate function`)
   if (typeof props.jsonSchema?.input !== 'function' || typeof props.jsonSchema.output !== 'function') {
-    return fail(`cannot give a JSON Schema: this ${props.vendor} schema does not implement Standard JSON Schema (~standard.jsonSchema)${props.vendor === 'valibot' ? '; wrap it with toStandardJsonSchema from @valibot/to-json-schema' : ''}`)
+    return fail(`cannot give a JSON Schema: this ${props.vendor} schema does not implement Standard JSON Schema (~standard.jsonSchema)${HINTS[props.vendor] ?? ''}`)
   }
   if ((schema as { async?: unknown }).async === true) return fail('is asynchronous; tool schemas must validate synchronously')
   const converter = props.jsonSchema

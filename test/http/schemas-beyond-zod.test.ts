@@ -76,4 +76,17 @@ describe('tools with non-zod schemas over HTTP', () => {
     const schema = dereferenced.paths['/tools/ark_tree']!.post.requestBody.content['application/json'].schema
     expect(schema.properties.children.items.properties.value).toEqual({ type: 'string' })
   })
+
+  it('a real client over a socket (fetch) gets the same 200 and 400 from a listening gateway', async () => {
+    const app = await testApp({}, tools)
+    const address = await app.listen({ host: '127.0.0.1', port: 0 })
+    const call = async (id: string, body: unknown) => await fetch(`${address}/tools/${id}`, { method: 'POST', headers: { ...auth(KEYS.admin), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    for (const id of FOREIGN) {
+      const ok = await call(id, order)
+      expect([ok.status, await ok.json()]).toEqual([200, order])
+      const bad = await call(id, { sku: 'abc', lines: [{ qty: -1 }] })
+      expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect((await bad.json() as { errors: Array<{ pointer: string }> }).errors.map(e => e.pointer)).toEqual(['/lines/0/qty'])
+    }
+  })
 })
