@@ -22,6 +22,7 @@ export interface DefineOptions {
  * Validate one tool declaration and return a frozen, detached copy of it: handlers bound to
  * the declaration, schemas snapshotted so later mutation cannot widen what the tool accepts,
  * effects sorted. Fails with a {@link ToolDefinitionError} naming the tool, file and field.
+ * Schemas may be zod, a Standard Schema with Standard JSON Schema, or `defineSchema(...)`.
  *
  * @example
  * import { z } from 'zod'

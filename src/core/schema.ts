@@ -22,6 +22,9 @@ export type SchemaOutput<S> = S extends z.ZodType ? z.output<S> : S extends Stan
 /** The value a schema accepts (what `execute` may return for an output schema). */
 export type SchemaInput<S> = S extends z.ZodType ? z.input<S> : S extends StandardTypedV1 ? StandardTypedV1.InferInput<S> : unknown
 
+/** What a defined tool holds: the zod copy, or a frozen Standard Schema over the captured validator and JSON Schemas. */
+export type SchemaSnapshot<S> = S extends z.ZodType ? S : StandardSchemaWithJSON<SchemaInput<S>, SchemaOutput<S>>
+
 export type JsonSchema = Record<string, unknown>
 export type SchemaIo = 'input' | 'output'
 

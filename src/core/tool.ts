@@ -1,4 +1,4 @@
-import type { SchemaInput, SchemaOutput, ToolSchema } from './schema.js'
+import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './schema.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -68,7 +68,9 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'parseOutput' | 'effects'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects'> {
+  readonly inputSchema: SchemaSnapshot<In>
+  readonly outputSchema: SchemaSnapshot<Out>
   readonly parseOutput: (value: unknown) => SchemaOutput<Out>
   /** Sorted, without duplicates; empty when none were declared. */
   readonly effects: readonly Effect[]

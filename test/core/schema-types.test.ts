@@ -3,7 +3,7 @@ import { type } from 'arktype'
 import * as v from 'valibot'
 import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import { defineSchema, defineTool, type SchemaOutput } from '../../src/index.js'
+import { defineSchema, defineTool, type SchemaOutput, type StandardSchemaWithJSON } from '../../src/index.js'
 
 /*
  * Type tests, checked by `tsc --noEmit` (the test folder is part of the project): a tool
@@ -25,6 +25,7 @@ describe('defineTool infers input and output types from every kind of schema', (
       },
     })
     expectTypeOf(tool.parseOutput).returns.toEqualTypeOf<{ doubled: number }>()
+    expectTypeOf(tool.outputSchema).toEqualTypeOf<z.ZodObject<{ doubled: z.ZodNumber }, z.core.$strip>>()
     // @ts-expect-error the output schema wants a number
     defineTool({ ...base, id: 'zod_bad', inputSchema: z.object({}), outputSchema: z.object({ doubled: z.number() }), execute: () => ({ doubled: 'two' }) })
   })
@@ -55,6 +56,8 @@ describe('defineTool infers input and output types from every kind of schema', (
       },
     })
     expectTypeOf(tool.parseOutput).returns.toEqualTypeOf<{ greeting: string }>()
+    // The defined tool holds a frozen Standard Schema, not the ArkType object: its type says so.
+    expectTypeOf(tool.inputSchema).toEqualTypeOf<StandardSchemaWithJSON<{ name: string, age?: number }, { name: string, age?: number }>>()
     // @ts-expect-error greeting must be a string
     defineTool({ ...base, id: 'ark_bad', inputSchema: type({}), outputSchema: type({ greeting: 'string' }), execute: () => ({ greeting: 1 }) })
   })
