@@ -3,6 +3,7 @@ import { GatewayError, type InputIssue } from './errors.js'
 import { fromStandardIssue, toInputIssues } from './input-issues.js'
 import { isThenable } from './thenable.js'
 import { problemOfAdapter } from './schema-adapter.js'
+import { guarded } from './schema-guard.js'
 import { snapshotSchema } from './schema-snapshot.js'
 import type { StandardSchemaV1, StandardSchemaWithJSON, StandardTypedV1 } from './standard-schema.js'
 
@@ -31,7 +32,7 @@ export type SchemaIo = 'input' | 'output'
 /** One validation: the value, or every issue with its JSON pointer. */
 export type Parsed = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly issues: readonly InputIssue[] }
 
-/** What `defineTool` took from a non-zod schema: the validator and both JSON Schemas, frozen copies. */
+/** What `defineTool` took from a non-zod schema: the validator (guarded by the input JSON Schema) and both JSON Schemas, frozen copies. */
 interface Captured {
   readonly validate: (value: unknown) => unknown
   readonly input: JsonSchema
@@ -76,7 +77,14 @@ export function snapshotToolSchema<S> (schema: S, fail: (problem: string) => nev
       return fail(`cannot give a JSON Schema (${io}): ${thrown instanceof Error ? thrown.message : String(thrown)}`)
     }
   }
-  return capture(props.vendor, props.validate.bind(props), generate('input'), generate('output')) as S
+  const input = generate('input')
+  let validate: (value: unknown) => unknown
+  try {
+    validate = guarded(props.validate.bind(props), input)
+  } catch (thrown) {
+    return fail(`gave a JSON Schema that is not valid JSON Schema: ${thrown instanceof Error ? thrown.message : String(thrown)}`)
+  }
+  return capture(props.vendor, validate, input, generate('output')) as S
 }
 
 function standardPropsOf (schema: unknown): (StandardSchemaV1.Props & { jsonSchema?: { input?: unknown, output?: unknown } & Record<SchemaIo, (options: object) => unknown> }) | undefined {

@@ -87,3 +87,40 @@ describe('a Standard Schema: validator and JSON Schema are captured at definitio
     expect(() => { (standard as { validate: unknown }).validate = () => ({ value: 1 }) }).toThrow(TypeError)
   })
 })
+
+describe('the frozen JSON Schema is enforced too: a library\'s own objects, mutated later, cannot widen the tool', () => {
+  it('a key added to a Valibot strict object\'s entries', async () => {
+    const inner = v.strictObject({ a: v.string() })
+    const tool = toolWith(toStandardJsonSchema(inner))
+    ;(inner.entries as Record<string, unknown>).extra = v.optional(v.string())
+    expect((inner['~standard'].validate({ a: 'x', extra: 'y' }) as { issues?: unknown }).issues).toBeUndefined()
+    expect(await accepts(tool, { a: 'x', extra: 'y' })).toBe(false)
+    expect(await accepts(tool, { a: 'x' })).toBe(true)
+  })
+
+  it('an ArkType node\'s compiled checks replaced', async () => {
+    const strict = type({ a: 'string', '+': 'reject' })
+    const tool = toolWith(strict)
+    const node = (strict as unknown as { internal: Record<string, unknown> }).internal
+    node.traverse = () => true
+    node.allows = () => true
+    expect(validate(strict as StandardSchemaWithJSON, { a: 'x', b: 1 }).issues).toBeUndefined()
+    expect(await accepts(tool, { a: 'x', b: 1 })).toBe(false)
+    expect(await accepts(tool, { a: 'x' })).toBe(true)
+  })
+
+  it('reports what the JSON Schema refused with a pointer at the key', async () => {
+    const inner = v.strictObject({ a: v.string() })
+    const tool = toolWith(toStandardJsonSchema(inner))
+    ;(inner.entries as Record<string, unknown>).extra = v.optional(v.string())
+    const error = await defineToolCatalog([tool]).bind({ app: undefined }).invoke({ toolId: tool.id, input: { a: 'x', extra: 'y' } }).catch((e: unknown) => e as { extensions: { errors: unknown } })
+    expect((error as { extensions: { errors: unknown } }).extensions.errors).toEqual([{ pointer: '/extra', message: 'must NOT have additional properties', code: 'additionalProperties' }])
+  })
+
+  it('a defineSchema whose parse is looser than its JSON Schema accepts only what the JSON Schema says', async () => {
+    const tool = toolWith(defineSchema({ jsonSchema: { type: 'object', properties: { n: { type: 'integer' } } }, parse: value => value }))
+    expect(await accepts(tool, { n: 1.5 })).toBe(false)
+    expect(await accepts(tool, { n: 2 })).toBe(true)
+  })
+})
+

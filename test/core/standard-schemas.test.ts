@@ -98,6 +98,10 @@ describe('a schema that cannot give a JSON Schema is refused at definition, nami
     refused('outputSchema', defineSchema({ jsonSchema: { type: 'object' } } as never), /without a parse function/)
   })
 
+  it('a JSON Schema that is not valid JSON Schema', () => {
+    refused('inputSchema', defineSchema({ jsonSchema: { type: 'strnig' }, parse: value => value }), /not valid JSON Schema/)
+  })
+
   it('something that is no schema at all', () => {
     refused('inputSchema', { parse: () => 1 }, /must be a zod schema, a Standard Schema/)
   })
