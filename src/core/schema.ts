@@ -2,8 +2,7 @@ import { z } from 'zod'
 import { GatewayError, type InputIssue } from './errors.js'
 import { fromStandardIssue, toInputIssues } from './input-issues.js'
 import { isThenable } from './thenable.js'
-import { problemOfAdapter } from './schema-adapter.js'
-import { guarded } from './schema-guard.js'
+import { capturedOf, captureStandard, TARGET } from './schema-capture.js'
 import { snapshotSchema } from './schema-snapshot.js'
 import type { StandardSchemaV1, StandardSchemaWithJSON, StandardTypedV1 } from './standard-schema.js'
 
@@ -32,20 +31,6 @@ export type SchemaIo = 'input' | 'output'
 /** One validation: the value, or every issue with its JSON pointer. */
 export type Parsed = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly issues: readonly InputIssue[] }
 
-/** What `defineTool` took from a non-zod schema: the validator (guarded by the input JSON Schema) and both JSON Schemas, frozen copies. */
-interface Captured {
-  readonly validate: (value: unknown) => unknown
-  readonly input: JsonSchema
-  readonly output: JsonSchema
-}
-
-const captures = new WeakMap<object, Captured>()
-const HINTS: Record<string, string> = {
-  valibot: '; wrap it with toStandardJsonSchema from @valibot/to-json-schema',
-  zod: '; use zod 4.2 or later',
-}
-const TARGET = 'draft-2020-12'
-
 export function isZodSchema (value: unknown): value is z.ZodType {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function'
 }
@@ -57,75 +42,12 @@ export function isZodSchema (value: unknown): value is z.ZodType {
  * that cannot give a JSON Schema is refused through `fail`.
  */
 export function snapshotToolSchema<S> (schema: S, fail: (problem: string) => never): S {
-  if (isZodSchema(schema)) return snapshotSchema(schema)
-  const props = standardPropsOf(schema)
-  if (props === undefined) {
-    return fail('must be a zod schema, a Standard Schema that implements Standard JSON Schema (ArkType; Valibot through toStandardJsonSchema), or defineSchema({ jsonSchema, parse })')
-  }
-  const problem = problemOfAdapter(schema as object)
-  if (problem !== undefined) return fail(problem)
-  if (typeof props.validate !== 'function') return fail(`is a ${props.vendor} schema without a Standard Schema validate function`)
-  if (typeof props.jsonSchema?.input !== 'function' || typeof props.jsonSchema.output !== 'function') {
-    return fail(`cannot give a JSON Schema: this ${props.vendor} schema does not implement Standard JSON Schema (~standard.jsonSchema)${HINTS[props.vendor] ?? ''}`)
-  }
-  if ((schema as { async?: unknown }).async === true) return fail('is asynchronous; tool schemas must validate synchronously')
-  const converter = props.jsonSchema
-  const generate = (io: SchemaIo): JsonSchema => {
-    try {
-      return frozenJson(converter[io].call(converter, { target: TARGET }))
-    } catch (thrown) {
-      return fail(`cannot give a JSON Schema (${io}): ${thrown instanceof Error ? thrown.message : String(thrown)}`)
-    }
-  }
-  const input = generate('input')
-  let validate: (value: unknown) => unknown
-  try {
-    validate = guarded(props.validate.bind(props), input)
-  } catch (thrown) {
-    return fail(`gave a JSON Schema that is not valid JSON Schema: ${thrown instanceof Error ? thrown.message : String(thrown)}`)
-  }
-  return capture(props.vendor, validate, input, generate('output')) as S
-}
-
-function standardPropsOf (schema: unknown): (StandardSchemaV1.Props & { jsonSchema?: { input?: unknown, output?: unknown } & Record<SchemaIo, (options: object) => unknown> }) | undefined {
-  if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) return undefined
-  const props = (schema as { '~standard'?: unknown })['~standard']
-  if (typeof props !== 'object' || props === null || (props as { version?: unknown }).version !== 1) return undefined
-  return props as ReturnType<typeof standardPropsOf>
-}
-
-/** A frozen Standard Schema over the captured parts: what `tool.inputSchema` is for non-zod kinds. */
-function capture (vendor: string, validate: (value: unknown) => unknown, input: JsonSchema, output: JsonSchema): StandardSchemaWithJSON {
-  const converter = (json: JsonSchema) => (options: { target: string }): JsonSchema => {
-    if (options?.target !== TARGET) throw new Error(`toolgate keeps the ${TARGET} JSON Schema of a tool only, not ${String(options?.target)}`)
-    return structuredClone(json)
-  }
-  const snapshot = Object.freeze({
-    '~standard': Object.freeze({ version: 1 as const, vendor, validate, jsonSchema: Object.freeze({ input: converter(input), output: converter(output) }) }),
-  }) as StandardSchemaWithJSON
-  captures.set(snapshot, { validate, input, output })
-  return snapshot
-}
-
-/** A deep, JSON-only, frozen copy: nothing the author keeps a reference to can change it. */
-function frozenJson (value: unknown): JsonSchema {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('the converter did not return a JSON Schema object')
-  const copy = JSON.parse(JSON.stringify(value)) as JsonSchema
-  delete copy.$schema
-  return deepFreeze(copy)
-}
-
-function deepFreeze<T> (value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
+  return isZodSchema(schema) ? snapshotSchema(schema) : captureStandard(schema, fail)
 }
 
 /** Validate with a non-zod schema. A validator that answers a promise or throws is a tool defect. */
 export function parseStandard (schema: StandardSchemaWithJSON, value: unknown): Parsed {
-  const validate = captures.get(schema)?.validate ?? schema['~standard'].validate
+  const validate = capturedOf(schema)?.validate ?? schema['~standard'].validate
   let result: unknown
   try {
     result = validate(value)
@@ -165,7 +87,7 @@ export function toJsonSchema (schema: ToolSchema, io: SchemaIo): JsonSchema {
     delete json.$schema
     return json
   }
-  const captured = captures.get(schema)
+  const captured = capturedOf(schema)
   if (captured !== undefined) return structuredClone(captured[io])
   const json = { ...schema['~standard'].jsonSchema[io]({ target: TARGET }) }
   delete json.$schema
