@@ -30,7 +30,13 @@ export function capturedOf (schema: object): Captured | undefined {
 
 /** Capture a non-zod schema, or refuse it through `fail` when it cannot give a JSON Schema. */
 export function captureStandard<S> (schema: S, fail: (problem: string) => never): S {
-  const props = standardPropsOf(schema)
+  let props: ReturnType<typeof standardPropsOf>
+  try {
+    props = standardPropsOf(schema)
+  } catch (thrown) {
+    // A hostile or broken `~standard` getter: a definition error, not a crash of the loader.
+    return fail(`could not be read: ${thrown instanceof Error ? thrown.message : String(thrown)}`)
+  }
   if (props === undefined) {
     return fail('must be a zod schema, a Standard Schema that implements Standard JSON Schema (ArkType; Valibot through toStandardJsonSchema), or defineSchema({ jsonSchema, parse })')
   }

@@ -102,6 +102,10 @@ describe('a schema that cannot give a JSON Schema is refused at definition, nami
     refused('inputSchema', defineSchema({ jsonSchema: { type: 'strnig' }, parse: value => value }), /not valid JSON Schema/)
   })
 
+  it('a ~standard getter that throws', () => {
+    refused('inputSchema', { get '~standard' () { throw new Error('boom') } }, /could not be read: boom/)
+  })
+
   it('something that is no schema at all', () => {
     refused('inputSchema', { parse: () => 1 }, /must be a zod schema, a Standard Schema/)
   })
