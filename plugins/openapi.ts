@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import { isForeignSchema, operationJsonSchema } from './openapi-foreign.js'
 import { ERROR_TABLE_MARKDOWN } from './error-table.js'
 import { SHARED_PROBLEMS } from './schemas.js'
 
@@ -26,6 +27,13 @@ const transform: Transform = document => {
   if (schema === undefined) return jsonSchemaTransform(document)
   const own: Record<string, unknown> = { ...schema }
   const shared: Record<string, unknown> = {}
+  // A non-zod tool schema (Standard Schema, defineSchema) already has its JSON Schema: zod's transform must not see it.
+  const operationId = String(own.operationId)
+  const openapiObject = (document as { openapiObject?: unknown }).openapiObject
+  if (isForeignSchema(own.body)) {
+    shared.body = operationJsonSchema(own.body, 'input', operationId, openapiObject)
+    delete own.body
+  }
   for (const part of SHARED_PARTS) {
     if (own[part] === undefined) continue
     shared[part] = once(own[part] as object, value => jsonSchemaTransform({ ...document, schema: { [part]: value } } as typeof document).schema?.[part as never])
@@ -36,7 +44,8 @@ const transform: Transform = document => {
   if (responses !== undefined) {
     const ownResponses: Record<string, object> = {}
     for (const [status, response] of Object.entries(responses)) {
-      if (isSharedProblem(response)) sharedResponses[status] = once(response, value => (jsonSchemaTransform({ ...document, schema: { response: { [status]: value } } } as typeof document).schema as { response: Record<string, unknown> }).response[status])
+      if (isForeignSchema(response)) sharedResponses[status] = operationJsonSchema(response, 'output', operationId, openapiObject)
+      else if (isSharedProblem(response)) sharedResponses[status] = once(response, value => (jsonSchemaTransform({ ...document, schema: { response: { [status]: value } } } as typeof document).schema as { response: Record<string, unknown> }).response[status])
       else ownResponses[status] = response
     }
     own.response = ownResponses

@@ -220,7 +220,7 @@ function isEmpty (data: unknown): boolean {
 }
 
 /** The OpenAPI operation of one tool, derived from its declaration alone. */
-function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: z.ZodType, response: Record<number, unknown> } & Record<string, unknown> {
+function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: AnyTool['inputSchema'], response: Record<number, unknown> } & Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
   const flags = [tool.isReadOnly ? 'read-only' : 'changes state', tool.isConcurrencySafe ? 'concurrency-safe' : 'runs exclusively in its session']
   return {

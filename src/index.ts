@@ -4,6 +4,9 @@
  * No HTTP in here; `toolgate/server` is the gateway built on these exports.
  */
 export { defineTool, type DefineOptions } from './core/define-tool.js'
+export { defineSchema, type SchemaAdapter } from './core/schema-adapter.js'
+export type { ToolSchema, SchemaInput, SchemaOutput } from './core/schema.js'
+export type { StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJSON } from './core/standard-schema.js'
 export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogOptions, type Invoker } from './core/catalog.js'
 export type { InvokeRequest, InvokeResult } from './core/types.js'
 export { ToolError, GatewayError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue, type ToolgateErrorOptions } from './core/errors.js'

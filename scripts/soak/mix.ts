@@ -30,6 +30,8 @@ const drained = ['200', '409 INSUFFICIENT_FUNDS']
 
 const STEPS: readonly Step[] = [
   { name: 'time_now', tool: 'time_now', body: () => ({ timeZone: 'Europe/Paris' }), expect: ['200'] },
+  { name: 'text_stats', tool: 'text_stats', body: () => ({ text: 'the soak goes on and on', top: 2 }), expect: ['200'] },
+  { name: 'text_stats bad input', tool: 'text_stats', body: () => ({ text: 1 }), expect: ['400 TOOLGATE_INVALID_INPUT'] },
   { name: 'gateway_status', tool: 'gateway_status', body: () => ({}), expect: ['200'] },
   { name: 'notes_write', tool: 'notes_write', body: c => ({ key: noteKey(c), text: 'soak test note', overwrite: true }), expect: ['200'] },
   { name: 'notes_read', tool: 'notes_read', body: c => ({ key: noteKey(c) }), expect: ['200'] },

@@ -1,6 +1,5 @@
-import type { z } from 'zod'
 import { ToolDefinitionError } from './errors.js'
-import { snapshotSchema } from './schema-snapshot.js'
+import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
 import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type ToolDeclaration } from './tool.js'
 
 /** What a tool id may be: the name a model calls, a route segment, a metrics label. */
@@ -25,6 +24,7 @@ export interface DefineOptions {
  * Validate one tool declaration and return a frozen, detached copy of it: handlers bound to
  * the declaration, schemas snapshotted so later mutation cannot widen what the tool accepts,
  * effects sorted. Fails with a {@link ToolDefinitionError} naming the tool, file and field.
+ * Schemas may be zod, a Standard Schema with Standard JSON Schema, or `defineSchema(...)`.
  *
  * @example
  * import { z } from 'zod'
@@ -41,7 +41,7 @@ export interface DefineOptions {
  *   execute: ({ a, b }) => ({ sum: a + b }),
  * })
  */
-export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = unknown> (
+export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = unknown> (
   declaration: ToolDeclaration<In, Out, App>,
   options: DefineOptions = {},
 ): Tool<In, Out, App> {
@@ -60,12 +60,8 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
   if (d.shortDescription !== undefined && (typeof d.shortDescription !== 'string' || d.shortDescription.trim() === '')) {
     fail('shortDescription', 'must be a non-empty string when present')
   }
-  for (const field of ['inputSchema', 'outputSchema'] as const) {
-    const schema = d[field] as unknown as { safeParse?: unknown, _zod?: unknown } | undefined
-    if (typeof schema !== 'object' || schema === null || typeof schema.safeParse !== 'function' || schema._zod === undefined) {
-      fail(field, 'must be a zod (v4) schema')
-    }
-  }
+  const inputSchema = snapshotToolSchema(d.inputSchema, problem => fail('inputSchema', problem))
+  const outputSchema = snapshotToolSchema(d.outputSchema, problem => fail('outputSchema', problem))
   for (const field of ['isReadOnly', 'isConcurrencySafe'] as const) {
     if (typeof d[field] !== 'boolean') fail(field, 'must be a boolean')
   }
@@ -84,15 +80,14 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType, App = un
   checkSelfConcurrency(declaration, fail)
 
   const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
-  const outputSchema = snapshotSchema(d.outputSchema)
   const tool: Record<string | symbol, unknown> = {
     id: d.id,
     kind: d.kind,
     description: d.description,
     shortDescription: d.shortDescription,
-    inputSchema: snapshotSchema(d.inputSchema),
+    inputSchema,
     outputSchema,
-    parseOutput: d.parseOutput === undefined ? (value: unknown) => outputSchema.parse(value) : bind(d.parseOutput),
+    parseOutput: d.parseOutput === undefined ? outputParserOf(outputSchema) : bind(d.parseOutput),
     effects: Object.freeze(effects),
     effectsLabel: effects.length === 0 ? 'none' : effects.join(','),
     isReadOnly: d.isReadOnly,

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './schema.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -33,17 +33,17 @@ export interface DebugContext {
 type MaybePromise<T> = T | Promise<T>
 
 /**
- * A tool as its author writes it. Input and output types come from the zod schemas, so a tool
- * file needs no type arguments. See CONTRACT.md section 1 for every field.
+ * A tool as its author writes it. Input and output types come from the schemas (zod, a Standard
+ * Schema or `defineSchema`), so a tool file needs no type arguments. See CONTRACT.md section 1 for every field.
  */
-export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType, App = unknown> {
+export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown> {
   readonly id: string
   readonly kind: string
   readonly description: string
   readonly shortDescription?: string
   readonly inputSchema: In
   readonly outputSchema: Out
-  readonly parseOutput?: (value: unknown) => z.output<Out>
+  readonly parseOutput?: (value: unknown) => SchemaOutput<Out>
   readonly effects?: readonly Effect[]
   readonly isReadOnly: boolean
   readonly isConcurrencySafe: boolean
@@ -55,12 +55,12 @@ export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z
   /** Callers must send an idempotency key; a call without one is refused. */
   readonly requiresIdempotencyKey?: boolean
   /** A person approves each call before it runs: always (`true`) or when this says so (CONTRACT section 6). */
-  readonly requiresApproval?: boolean | ((input: z.output<In>, ctx: ToolContext<App>) => boolean)
+  readonly requiresApproval?: boolean | ((input: SchemaOutput<In>, ctx: ToolContext<App>) => boolean)
   readonly active?: (app: App) => boolean
-  readonly authorize: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<void>
-  readonly execute: (input: z.output<In>, ctx: ToolContext<App>) => MaybePromise<z.input<Out>>
-  readonly resolve?: (input: z.output<In>, ctx: ToolContext<App>) => unknown
-  readonly debugSteps?: (result: z.output<Out>, ctx: DebugContext) => void
+  readonly authorize: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<void>
+  readonly execute: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<SchemaInput<Out>>
+  readonly resolve?: (input: SchemaOutput<In>, ctx: ToolContext<App>) => unknown
+  readonly debugSteps?: (result: SchemaOutput<Out>, ctx: DebugContext) => void
   readonly touchedResourcesOf?: (input: unknown) => readonly string[]
   readonly mutatedResourcesOf?: (input: unknown) => readonly string[]
 }
@@ -69,9 +69,11 @@ export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z
  * A defined tool: frozen, detached from its declaration, handlers bound, schemas snapshotted,
  * defaults filled in. Only `defineTool` makes one.
  */
-export interface Tool<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'parseOutput' | 'effects'> {
-  readonly parseOutput: (value: unknown) => z.output<Out>
+export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects'> {
+  readonly inputSchema: SchemaSnapshot<In>
+  readonly outputSchema: SchemaSnapshot<Out>
+  readonly parseOutput: (value: unknown) => SchemaOutput<Out>
   /** Sorted, without duplicates; empty when none were declared. */
   readonly effects: readonly Effect[]
   /** `effects` as the metrics label: comma-joined, or `none`. */
@@ -85,7 +87,7 @@ export const DEFINED: unique symbol = Symbol.for('toolgate.defined')
 
 // eslint-style escape hatch kept to one place: catalogs hold tools of many shapes.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTool<App = any> = Tool<z.ZodType, z.ZodType, App>
+export type AnyTool<App = any> = Tool<ToolSchema, ToolSchema, App>
 
 /** The scheduling class of a call, derived from the declaration at every call. */
 export type ConcurrencyClass =

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { toJsonSchema, type ToolSchema } from '../core/schema.js'
 import type { AnyTool } from '../core/tool.js'
 
 /** One entry of `GET /tools`: everything a caller or a model needs to choose and call a tool. */
@@ -62,8 +63,10 @@ export function effectsText (tool: AnyTool): string {
   return tool.effects.length === 0 ? 'Effects: none declared.' : `Effects: ${tool.effects.join(', ')}.`
 }
 
-function jsonSchemaOf (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>
-  delete json.$schema
-  return json
+/**
+ * The JSON Schema (2020-12, no `$schema`) of a tool's input or output, whatever kind of schema
+ * declared it: listings, OpenAPI, MCP and the LLM exports all take it from here.
+ */
+export function jsonSchemaOf (schema: ToolSchema, io: 'input' | 'output'): Record<string, unknown> {
+  return toJsonSchema(schema, io)
 }

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from '../../src/core/define-tool.js'
 import { snapshotSchema } from '../../src/core/schema-snapshot.js'
-import type { ToolDeclaration } from '../../src/core/tool.js'
+import type { Tool, ToolDeclaration } from '../../src/core/tool.js'
 import { catalogOf, echoDeclaration, rejectionOf } from './helpers.js'
 
 function toolWithInput (inputSchema: z.ZodType) {
   const declaration = echoDeclaration({ inputSchema, outputSchema: z.unknown(), execute: (input: unknown) => input })
-  return { declaration, tool: defineTool(declaration as unknown as ToolDeclaration) }
+  return { declaration, tool: defineTool(declaration as unknown as ToolDeclaration) as unknown as Tool<z.ZodType, z.ZodType> }
 }
 
 // Each mutation below widens the original schema (checked first, so the test cannot pass by

@@ -15,10 +15,16 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 /** The lowest zod the peer range allows: the clone's own tests run the locked, newest one. */
 const ZOD_FLOOR = '4.2.0'
+/** What the README's examples import besides toolgate and zod, at the versions the clone tests. */
+const README_EXAMPLE_PACKAGES = ['valibot', '@valibot/to-json-schema', 'arktype'].map(name => `${name}@${devVersion(name)}`)
 
 let work: string
 let project: string
 let packed: { filename: string, files: Array<{ path: string }> }
+
+function devVersion (name: string): string {
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[name]!
+}
 
 function sh (command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 })
@@ -31,7 +37,7 @@ beforeAll(() => {
   const [result] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', work], root)) as Array<typeof packed>
   packed = result!
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-tools', private: true, type: 'module' }))
-  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename), `zod@${ZOD_FLOOR}`, '@types/node@20'], project)
+  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename), `zod@${ZOD_FLOOR}`, '@types/node@20', ...README_EXAMPLE_PACKAGES], project)
 }, 300_000)
 
 afterAll(() => {

@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { defineToolCatalog, EFFECTS, type AnyTool } from '../../src/index.js'
 import { isDefinedTool } from '../../src/core/tool.js'
+import { jsonSchemaOf } from '../../src/services/tool-listing.js'
 
 const TOOLS_DIR = join(import.meta.dirname, '../../tools')
 
@@ -25,7 +25,7 @@ const byId = new Map(tools.map(t => [t.id, t]))
 
 describe('the shipped tools folder', () => {
   it('holds only tool modules at the top level, each exporting defined tools', () => {
-    expect(modules.map(m => m.file)).toEqual(['gateway-status.ts', 'ledger.ts', 'notes.ts', 'time-now.ts', 'url-fetch.ts'])
+    expect(modules.map(m => m.file)).toEqual(['gateway-status.ts', 'ledger.ts', 'notes.ts', 'text-stats.ts', 'time-now.ts', 'url-fetch.ts'])
     for (const { tools: exported } of modules) {
       expect(exported.length).toBeGreaterThan(0)
       for (const tool of exported) expect(isDefinedTool(tool)).toBe(true)
@@ -36,7 +36,7 @@ describe('the shipped tools folder', () => {
     const catalog = defineToolCatalog(tools)
     expect(catalog.ids()).toEqual([
       'gateway_status', 'ledger_balance', 'ledger_transfer',
-      'notes_list', 'notes_read', 'notes_write', 'notes_delete', 'time_now', 'url_fetch',
+      'notes_list', 'notes_read', 'notes_write', 'notes_delete', 'text_stats', 'time_now', 'url_fetch',
     ])
   })
 
@@ -67,7 +67,7 @@ describe('the shipped tools folder', () => {
   it('gives every tool a short description and describes every input field (they reach the OpenAPI document)', () => {
     for (const tool of tools) {
       expect(tool.shortDescription, tool.id).toMatch(/\S/)
-      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as { properties?: Record<string, { description?: string }> }
+      const schema = jsonSchemaOf(tool.inputSchema, 'input') as { properties?: Record<string, { description?: string }> }
       for (const [name, property] of Object.entries(schema.properties ?? {})) expect(property.description, `${tool.id}.${name}`).toMatch(/\S/)
     }
   })

@@ -1,5 +1,6 @@
 import { GatewayError, ToolError, ToolgateError } from '../errors.js'
 import { toInputIssues } from '../input-issues.js'
+import { isZodSchema, parseStandard } from '../schema.js'
 import { isThenable } from '../thenable.js'
 import type { Binding, InvokeRequest, PipelineEnv } from '../types.js'
 import type { AnyTool, ToolContext } from '../tool.js'
@@ -37,12 +38,19 @@ export function checkPermission<App> (binding: Binding<App>, tool: AnyTool<App>)
   }
 }
 
+/** zod is checked first and parsed inline: the common kind keeps its fast path. */
 export function parseInput (tool: AnyTool, raw: unknown): unknown {
-  const parsed = tool.inputSchema.safeParse(raw)
-  if (!parsed.success) {
-    throw new GatewayError('TOOLGATE_INVALID_INPUT', `the input of "${tool.id}" does not match its schema`, { errors: toInputIssues(parsed.error) })
+  const schema = tool.inputSchema
+  if (isZodSchema(schema)) {
+    const parsed = schema.safeParse(raw)
+    if (!parsed.success) {
+      throw new GatewayError('TOOLGATE_INVALID_INPUT', `the input of "${tool.id}" does not match its schema`, { errors: toInputIssues(parsed.error) })
+    }
+    return parsed.data
   }
-  return parsed.data
+  const parsed = parseStandard(schema, raw)
+  if (!parsed.ok) throw new GatewayError('TOOLGATE_INVALID_INPUT', `the input of "${tool.id}" does not match its schema`, { errors: parsed.issues })
+  return parsed.value
 }
 
 export function checkModeGates<App> (binding: Binding<App>, tool: AnyTool<App>, request: InvokeRequest): void {
