@@ -30,6 +30,11 @@ export const JwtSchema = z.object({
   key: z.string().min(32).optional(),
   scopeClaim: z.string().min(1).default('scope'),
   clockToleranceSec: intFromEnv(0, 300).default(5),
+  /**
+   * Put before every token's `sub` to make its principal id, so JWT and API key principals never
+   * merge by accident. Set it to '' only to map subjects onto API key principals on purpose.
+   */
+  principalPrefix: z.string().max(32).regex(/^[^*]*$/, 'no "*" (it names every principal in rules)').default('jwt:'),
 }).strict().refine(jwt => (jwt.jwksUrl === undefined) !== (jwt.key === undefined), 'exactly one of jwksUrl or key')
 
 /** Per-tool overload limits (config file only): calls in flight and queued over all sessions, and a rate. */
@@ -119,6 +124,7 @@ export function parseConfig (raw: unknown): Config {
     const issue = parsed.error.issues[0]!
     throw new ConfigError(`invalid setting "${issue.path.join('.') || '(root)'}": ${issue.message}`)
   }
+  checkPrincipalNames(parsed.data)
   return parsed.data
 }
 
@@ -148,6 +154,7 @@ function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefine
   if (env.JWT_JWKS_URL !== undefined) jwt.jwksUrl = env.JWT_JWKS_URL
   if (env.JWT_KEY !== undefined) jwt.key = env.JWT_KEY
   if (env.JWT_SCOPE_CLAIM !== undefined) jwt.scopeClaim = env.JWT_SCOPE_CLAIM
+  if (env.JWT_PRINCIPAL_PREFIX !== undefined) jwt.principalPrefix = env.JWT_PRINCIPAL_PREFIX
   return jwt
 }
 
@@ -155,6 +162,17 @@ export function isLoopback (host: string): boolean {
   if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
   return host === '::1' || host === '[::1]'
+}
+
+/**
+ * With a JWT prefix, an API key principal named like a prefixed subject (`jwt:alice`) would be
+ * that token's principal after all: refuse the name so the two authenticators stay apart.
+ */
+export function checkPrincipalNames (config: Pick<Config, 'apiKeys' | 'jwt'>): void {
+  const prefix = config.jwt?.principalPrefix ?? ''
+  if (prefix === '') return
+  const clash = config.apiKeys.find(key => key.principal.startsWith(prefix))
+  if (clash !== undefined) throw new ConfigError(`invalid setting "apiKeys": principal "${clash.principal}" starts with the JWT principal prefix "${prefix}"; rename it or change jwt.principalPrefix`)
 }
 
 /** Secure default: anonymous callers only on loopback, unless auth is turned off explicitly. */
