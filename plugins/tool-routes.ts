@@ -6,6 +6,7 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-cont
 import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
+import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
@@ -64,7 +65,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       principal: request.principal,
       requestId: request.id,
       // Sessions are per principal: one caller cannot queue behind another's session.
-      domain: typeof session === 'string' ? `${request.principal.id}/${session}` : request.principal.id,
+      domain: domainOf(request.principal.id, session),
       log: request.log,
       gateway: facts,
     }
