@@ -54,7 +54,7 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
     }
     let principal
     try {
-      principal = authenticate(request.headers)
+      principal = authenticate(request.headers, request.raw.rawHeaders)
     } catch (error) {
       fail(error)
       return

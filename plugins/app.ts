@@ -5,6 +5,7 @@ import type { Config } from '../src/services/config.js'
 import { registerGateway } from './gateway.js'
 import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
+import { redactUrl } from '../src/services/auth/query-credentials.js'
 
 export { VERSION } from '../src/services/version.js'
 
@@ -48,7 +49,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   if (logsInfo(config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {
       if (request.callRecord === null) {
-        request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+        request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
       }
       done()
     })
