@@ -53,6 +53,15 @@ function safeFastifyDetail (code: ErrorCode, error: Partial<FastifyError>): stri
 /** Codes whose message may name internals: the caller gets a generic detail, the log the real one. */
 const GENERIC_DETAIL = new Set<string>(['TOOLGATE_INTERNAL', 'TOOLGATE_TOOL_BAD_DEFINITION'])
 
+/**
+ * Every 5xx of the gateway itself gets a fixed detail: its message may name internals (a heap
+ * figure, a queue, a limit, a tool's thrown message) that are for the log, not the caller.
+ * A tool's own ToolError keeps the message its author wrote for the caller.
+ */
+function genericDetail (error: ToolgateError): boolean {
+  return GENERIC_DETAIL.has(error.code) || (error.family === 'gateway' && error.status >= 500)
+}
+
 function body500Title (error: ToolgateError): string {
   return ERRORS[error.code as ErrorCode].title
 }
@@ -64,7 +73,7 @@ export function problemOf (error: ToolgateError, requestId: string): ProblemBody
     type: `urn:toolgate:error:${error.code}`,
     title: error instanceof GatewayError ? error.title : 'Tool error',
     status,
-    detail: GENERIC_DETAIL.has(error.code) ? `${body500Title(error)}; the gateway log has the details under request ${requestId}` : error.message,
+    detail: genericDetail(error) ? `${body500Title(error)}; the gateway log has the details under request ${requestId}` : error.message,
     code: error.code,
     instance: `urn:toolgate:request:${requestId}`,
   }
