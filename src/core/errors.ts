@@ -31,6 +31,8 @@ export const ERRORS = {
   TOOLGATE_MALFORMED_REQUEST: { status: 400, outcome: 'invalid_input', title: 'Malformed request', solve: 'Send a well-formed JSON body (no `__proto__` or `constructor.prototype` keys).' },
   TOOLGATE_DRY_RUN_REJECTED: { status: 422, outcome: 'tool_error', title: 'Dry run rejected', solve: 'The tool\'s `resolve` refused this input; read `detail`.' },
   TOOLGATE_PAYLOAD_TOO_LARGE: { status: 413, outcome: 'invalid_input', title: 'Payload too large', solve: 'Send a smaller body or raise `BODY_LIMIT`.' },
+  TOOLGATE_REQUEST_TIMEOUT: { status: 408, outcome: 'invalid_input', title: 'Request timeout', solve: 'Send the headers within `HEADERS_TIMEOUT_MS` and the whole request within `REQUEST_TIMEOUT_MS`.' },
+  TOOLGATE_HEADERS_TOO_LARGE: { status: 431, outcome: 'invalid_input', title: 'Request headers too large', solve: 'Send fewer or smaller headers (16 KiB in all).' },
   TOOLGATE_UNSUPPORTED_MEDIA_TYPE: { status: 415, outcome: 'invalid_input', title: 'Unsupported media type', solve: 'Send `Content-Type: application/json`.' },
   TOOLGATE_CONFLICT: { status: 409, outcome: 'conflict', title: 'Conflict', solve: 'A call with this idempotency key is still running (or its outcome is still unknown); retry after `Retry-After`.' },
   TOOLGATE_IDEMPOTENCY_MISMATCH: { status: 422, outcome: 'conflict', title: 'Idempotency key reused', solve: 'This key was used with another input; use a new key for a new call.' },

@@ -59,6 +59,9 @@ export const ConfigSchema = z.object({
   maxQueuePerSession: intFromEnv(0, 100_000).default(64),
   queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(30_000),
   shutdownGraceMs: intFromEnv(0, 10 * 60_000).default(10_000),
+  /** Longest time a client may take to send its headers, then its whole request (408 after). */
+  headersTimeoutMs: intFromEnv(100, 10 * 60_000).default(10_000),
+  requestTimeoutMs: intFromEnv(100, 60 * 60_000).default(30_000),
   /** Turn authentication off on a non-loopback address: you take responsibility. */
   authDisabled: boolFromEnv.default(false),
   apiKeys: z.array(ApiKeySchema).default([]),
@@ -88,7 +91,7 @@ export type ConfigInput = z.input<typeof ConfigSchema>
 export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
-  SHUTDOWN_GRACE_MS: 'shutdownGraceMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
