@@ -52,7 +52,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
     },
     idempotency: {
-      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }) : new RedisIdempotencyStore(redis, config.redisPrefix),
+      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries, maxBytes: config.idempotencyMaxBytes, maxBytesPerOwner: config.idempotencyMaxBytesPerPrincipal }) : new RedisIdempotencyStore(redis, config.redisPrefix),
       ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,

@@ -39,6 +39,7 @@ export const ERRORS = {
   TOOLGATE_IDEMPOTENCY_KEY_REQUIRED: { status: 400, outcome: 'invalid_input', title: 'Idempotency key required', solve: 'This tool requires an `Idempotency-Key` header; send a new unique key per intended call.' },
   TOOLGATE_INVALID_IDEMPOTENCY_KEY: { status: 400, outcome: 'invalid_input', title: 'Invalid idempotency key', solve: 'Send 1 to 255 visible ASCII characters, e.g. a UUID.' },
   TOOLGATE_QUEUE_FULL: { status: 429, outcome: 'rate_limited', title: 'Too many queued calls', solve: 'Wait `Retry-After` seconds, or spread calls over sessions.' },
+  TOOLGATE_IDEMPOTENCY_QUOTA: { status: 429, outcome: 'rate_limited', title: 'Idempotency share used up', solve: 'Your idempotency records fill your share of the store; wait `Retry-After` for older ones to expire.' },
   TOOLGATE_RATE_LIMITED: { status: 429, outcome: 'rate_limited', title: 'Rate limited', solve: 'Wait `Retry-After` seconds before calling again.' },
   TOOLGATE_CANCELLED: { status: 499, outcome: 'cancelled', title: 'Cancelled', solve: 'The caller went away or aborted; a non-read-only call may have taken effect.' },
   TOOLGATE_INTERNAL: { status: 500, outcome: 'internal', title: 'Internal error', solve: 'A gateway defect; report it with the `X-Request-Id`.' },

@@ -74,6 +74,9 @@ export const ConfigSchema = z.object({
   redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
   idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(100_000),
+  /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
+  idempotencyMaxBytes: intFromEnv(64 * 1024, 2 ** 40).default(256 * 1024 * 1024),
+  idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(16 * 1024 * 1024),
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
@@ -93,7 +96,8 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
-  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
+  IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
 }
 
