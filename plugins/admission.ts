@@ -5,6 +5,7 @@ import { createAuthenticator, createPermissionRules } from '../src/services/auth
 import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
 import { PressureMonitor, type Pressure } from '../src/services/pressure.js'
+import { AuthFailureThrottle } from '../src/services/auth/failure-throttle.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,7 +21,7 @@ declare module 'fastify' {
 }
 
 export interface AdmissionOptions {
-  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes'>
+  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes' | 'authFailureLimit' | 'authFailureWindowMs'>
   /** Told of every failed authentication, with a bounded reason (for metrics). */
   readonly onAuthFailure?: (reason: string, request: FastifyRequest) => void
 }
@@ -36,6 +37,7 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
   const { config, onAuthFailure } = options
   const authenticate = createAuthenticator(config)
   const pressure = new PressureMonitor(config)
+  const throttle = new AuthFailureThrottle({ maxFailures: config.authFailureLimit, windowMs: config.authFailureWindowMs })
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorate('isPermitted', createPermissionRules(config.rules))
   app.decorate('hasPermissionRules', config.rules.length > 0)
@@ -46,11 +48,26 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       done(overloaded(pressure.current))
       return
     }
+    const credential = throttle.enabled ? credentialOf(request.headers) : undefined
+    if (throttle.enabled) {
+      const waitMs = throttle.waitFor(request.ip, credential)
+      if (waitMs > 0) {
+        onAuthFailure?.('throttled', request)
+        done(throttled(waitMs))
+        return
+      }
+    }
     const fail = (error: unknown): void => {
+      if (error instanceof GatewayError && error.code === 'TOOLGATE_UNAUTHENTICATED' && throttle.enabled) throttle.failed(request.ip)
       if (error instanceof GatewayError && onAuthFailure !== undefined) {
         onAuthFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
       }
       done(error as Error)
+    }
+    const admit = (resolved: Principal): void => {
+      if (credential !== undefined) throttle.succeeded(credential)
+      request.principal = resolved
+      done()
     }
     let principal
     try {
@@ -60,13 +77,23 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       return
     }
     if (principal instanceof Promise) {
-      principal.then(resolved => { request.principal = resolved; done() }, fail)
+      principal.then(admit, fail)
       return
     }
-    request.principal = principal
-    done()
+    admit(principal)
   })
 }, { name: 'toolgate-admission' })
+
+/** The credential as sent, to recognise one that proved itself before. */
+function credentialOf (headers: FastifyRequest['headers']): string | undefined {
+  const value = headers.authorization ?? headers['x-api-key']
+  return typeof value === 'string' ? value : undefined
+}
+
+function throttled (waitMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
+  return new GatewayError('TOOLGATE_RATE_LIMITED', `too many failed authentications from this address; retry after ${retryAfter} s`, { retryAfter })
+}
 
 function overloaded ({ type, value }: Pressure): GatewayError {
   return new GatewayError('TOOLGATE_OVERLOADED', `the gateway is under pressure (${type} ${Math.round(value)}); retry shortly`, { retryAfter: 5 })

@@ -81,6 +81,9 @@ export const ConfigSchema = z.object({
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
   toolLimits: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), ToolLimitSchema).default({}),
+  /** Failed authentications one source address may make per window before its unproven credentials get 429; 0: off. */
+  authFailureLimit: intFromEnv(0, 1_000_000).default(20),
+  authFailureWindowMs: intFromEnv(1_000, 24 * 60 * 60 * 1000).default(60_000),
   /** Refuse calls with 503 before the process falls over; 0 turns a check off. */
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
@@ -98,6 +101,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
   IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  AUTH_FAILURE_LIMIT: 'authFailureLimit', AUTH_FAILURE_WINDOW_MS: 'authFailureWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
 }
 
