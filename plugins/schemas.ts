@@ -47,6 +47,9 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
 /** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
 export const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
 
+/** The media type of a dry run's 200: a proposal, never the tool's output. */
+export const DRY_RUN_TYPE = 'application/vnd.toolgate.dry-run+json'
+
 export const SESSION_ID = /^[\w.:@-]{1,128}$/
 
 export const CallHeaders = z.object({
@@ -60,6 +63,6 @@ const flag = z.enum(['true', 'false']).transform(v => v === 'true')
 
 export const CallQuery = z.object({
   mode: z.enum(['normal', 'plan']).optional().describe('plan: only read-only tools run; others are refused with 403'),
-  dryRun: flag.optional().describe('true: validate and authorize, return what the call would do, execute nothing'),
+  dryRun: flag.optional().describe(`true: validate and authorize, return what the call would do (as ${'`'}application/vnd.toolgate.dry-run+json${'`'}), execute nothing`),
   escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and the tools:escalate scope'),
 })

@@ -10,7 +10,7 @@ import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
 
@@ -135,7 +135,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
         inFlight?.dec()
       }
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
-      return reply.code(200).type('application/json; charset=utf-8').send(result.body)
+      return reply.code(200).type(query.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
     })
   }
 
@@ -200,6 +200,23 @@ function isEmpty (data: unknown): boolean {
   return true
 }
 
+/**
+ * The 200 of a tool call: its output, or for a dry run what the call would do, under its own
+ * media type so that a client (and a validator) never reads a proposal as the tool's output.
+ * Without `resolve` a dry run answers the parsed input.
+ */
+function okResponseOf (tool: AnyTool): { description: string, content: Record<string, { schema: z.ZodType }> } {
+  return {
+    description: `The tool's output (application/json). With \`dryRun=true\`: what the call would do, nothing executed (${DRY_RUN_TYPE}).`,
+    content: {
+      'application/json': { schema: tool.outputSchema },
+      [DRY_RUN_TYPE]: { schema: tool.resolve === undefined ? tool.inputSchema : ANY_PROPOSAL },
+    },
+  }
+}
+
+const ANY_PROPOSAL = z.unknown().describe('What the call would do, as the tool\'s resolve describes it')
+
 /** The OpenAPI operation of one tool, derived from its declaration alone. */
 function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: z.ZodType, response: Record<number, unknown> } & Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
@@ -211,7 +228,7 @@ function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: z.ZodTyp
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: tool.outputSchema, ...problemResponses(CALL_STATUSES) },
+    response: { 200: okResponseOf(tool), ...problemResponses(CALL_STATUSES) },
     'x-effects': [...tool.effects],
     'x-read-only': tool.isReadOnly,
     'x-concurrency-safe': tool.isConcurrencySafe,
