@@ -5,6 +5,7 @@ import { createAuthenticator, createPermissionRules } from '../src/services/auth
 import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
 import { PressureMonitor, type Pressure } from '../src/services/pressure.js'
+import { documentStatuses } from './schemas.js'
 import { AuthFailureThrottle } from '../src/services/auth/failure-throttle.js'
 
 declare module 'fastify' {
@@ -42,6 +43,9 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
   app.decorate('isPermitted', createPermissionRules(config.rules))
   app.decorate('hasPermissionRules', config.rules.length > 0)
   app.addHook('onClose', async () => { pressure.close() })
+  // What this hook answers, every operation of the scope documents: 401, 429 (failing
+  // authentications), 503 (overload, key set unavailable).
+  app.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, [401, 429, 503]) })
   // Callback style: an API key is checked synchronously, so most calls make no promise here.
   app.addHook('onRequest', (request, _reply, done) => {
     if (pressure.current !== undefined) {

@@ -4,6 +4,7 @@ import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { clientErrorHandler } from './client-errors.js'
 import { registerGateway } from './gateway.js'
+import { frameworkError } from './problem.js'
 import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
@@ -41,6 +42,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     requestTimeout: config.requestTimeoutMs,
     http: { headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs), connectionsCheckingInterval: checkingInterval(config) },
     clientErrorHandler,
+    frameworkErrors: frameworkError,
     genReqId: requestIdOf,
     requestIdHeader: false,
     return503OnClosing: false,

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { ERRORS, GatewayError, ToolgateError, type ErrorCode } from '../src/index.js'
+import { documentStatuses } from './schemas.js'
+import { ERRORS, GatewayError, ToolgateError, type ErrorCode, type InputIssue } from '../src/index.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
@@ -34,6 +35,7 @@ export function toToolgateError (error: unknown): ToolgateError {
   if (error instanceof ToolgateError) return error
   const fastifyError = error as Partial<FastifyError> & { body?: unknown }
   const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
+  if (code === 'TOOLGATE_INVALID_INPUT') return new GatewayError(code, safeFastifyDetail(code, fastifyError), { errors: validationIssues(fastifyError) })
   if (code !== undefined) return new GatewayError(code, safeFastifyDetail(code, fastifyError))
   // JSON.parse's prototype-poisoning guard (secure-json-parse) throws a SyntaxError of its own.
   if (error instanceof SyntaxError) return new GatewayError('TOOLGATE_MALFORMED_REQUEST', error.message)
@@ -42,6 +44,16 @@ export function toToolgateError (error: unknown): ToolgateError {
     return new GatewayError('TOOLGATE_MALFORMED_REQUEST', fastifyError.message ?? 'bad request')
   }
   return new GatewayError('TOOLGATE_INTERNAL', undefined, {}, { cause: error })
+}
+
+/** Fastify's validation failures (query, params, headers) as `errors` entries, pointing into that part. */
+function validationIssues (error: Partial<FastifyError>): InputIssue[] {
+  const part = error.validationContext === 'querystring' ? 'query' : error.validationContext ?? ''
+  return (error.validation ?? []).map(issue => ({
+    pointer: `/${part}${issue.instancePath === '/' ? '' : issue.instancePath}`,
+    message: issue.message ?? 'invalid value',
+    code: issue.keyword,
+  }))
 }
 
 function safeFastifyDetail (code: ErrorCode, error: Partial<FastifyError>): string {
@@ -80,6 +92,8 @@ export function problemOf (error: ToolgateError, requestId: string): ProblemBody
   for (const [key, value] of Object.entries(error.extensions)) {
     if (!HEADER_EXTENSIONS.has(key) && !(key in body)) body[key] = value
   }
+  // Every 400 carries `errors`, as documented; one without a finer pointer names the whole request.
+  if (status === 400 && body.errors === undefined) body.errors = [{ pointer: '', message: body.detail, code: error.code.toLowerCase() }]
   return body
 }
 
@@ -110,6 +124,16 @@ export function sendProblem (reply: FastifyReply, request: FastifyRequest, failu
  * The one error handler: every failure, Fastify's own included, leaves as problem+json, and
  * unknown routes are 404 (or 405 with `Allow` when the path exists under another method).
  */
+/**
+ * Fastify's `frameworkErrors`: a path it cannot decode (`/tools/%ff`) or a path parameter past
+ * the router's limit is a malformed request, answered as problem+json like everything else.
+ */
+export function frameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id)
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the path is not valid (a malformed percent-encoding?)'
+  sendProblem(reply, request, new GatewayError('TOOLGATE_MALFORMED_REQUEST', message, { errors: [{ pointer: '/path', message, code: 'invalid_path' }] }))
+}
+
 export const problemPlugin = fp(async function problem (app: FastifyInstance, options: ProblemOptions) {
   app.setErrorHandler(function onError (error, request, reply) {
     return sendProblem(reply, request, error, options)
@@ -117,6 +141,8 @@ export const problemPlugin = fp(async function problem (app: FastifyInstance, op
   // Which methods a path has, to tell 405 from 404: our own router fed by every route added.
   const routes = FindMyWay()
   app.addHook('onRoute', route => {
+    // Any route may answer 400 (a malformed request, credentials in the query) and 500.
+    documentStatuses(route as { schema?: Record<string, unknown> }, [400, 500])
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && routes.find(method as HTTPMethod, route.url) === null) routes.on(method as HTTPMethod, route.url, () => {})
     }

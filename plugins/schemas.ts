@@ -52,12 +52,31 @@ export const DRY_RUN_TYPE = 'application/vnd.toolgate.dry-run+json'
 
 export const SESSION_ID = /^[\w.:@-]{1,128}$/
 
+const IDEMPOTENCY_KEY_TEXT = 'Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'
+const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/)
+
 export const CallHeaders = z.object({
   'x-session-id': z.string().regex(SESSION_ID).optional()
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
-  'idempotency-key': z.string().regex(/^[\x21-\x7e]{1,255}$/).optional()
-    .describe('Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'),
+  'idempotency-key': idempotencyKey.optional().describe(IDEMPOTENCY_KEY_TEXT),
 })
+
+/** The headers of a tool declared with `requiresIdempotencyKey`: the key is required (a dry run may omit it). */
+export const CallHeadersWithKey = CallHeaders.extend({
+  'idempotency-key': idempotencyKey.describe(`Required by this tool (a dry run may omit it). ${IDEMPOTENCY_KEY_TEXT}`),
+})
+
+/**
+ * Add problem responses for `statuses` to a documented route that lacks them: for failures
+ * that a whole scope can answer (a hook, not the handler), so every operation in it says so.
+ */
+export function documentStatuses (route: { schema?: Record<string, unknown> }, statuses: readonly number[]): void {
+  const schema = route.schema
+  if (schema === undefined || schema.hide === true) return
+  const response = (schema.response ?? {}) as Record<string, unknown>
+  const missing = statuses.filter(status => response[status] === undefined && response[String(status)] === undefined)
+  if (missing.length > 0) schema.response = { ...response, ...problemResponses(missing) }
+}
 
 const flag = z.enum(['true', 'false']).transform(v => v === 'true')
 

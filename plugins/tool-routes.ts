@@ -10,7 +10,7 @@ import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
 
@@ -109,7 +109,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     app.post(`/tools/${tool.id}`, {
       config: { toolId: tool.id },
       bodyLimit: options.bodyLimit,
-      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: CallHeaders },
+      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: tool.requiresIdempotencyKey === true ? CallHeadersWithKey : CallHeaders },
       validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
       // parseOutput already validated the value: serialize, do not validate twice.
       serializerCompiler: () => data => JSON.stringify(data),
