@@ -11,6 +11,7 @@ import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
+import { corsPlugin } from './cors.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
 import { toolRoutes } from './tool-routes.js'
@@ -73,6 +74,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
   await app.register(requestIdPlugin)
   await app.register(queryCredentialsPlugin)
+  if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
   await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })

@@ -67,6 +67,9 @@ export const ConfigSchema = z.object({
   apiKeys: z.array(ApiKeySchema).default([]),
   rules: z.array(RuleSchema).default([]),
   jwt: JwtSchema.optional(),
+  /** Browser origins allowed to call (CORS); none: CORS off. `*` allows any origin, never with credentials. */
+  corsOrigins: list.pipe(z.array(z.union([z.literal('*'), z.url().regex(/^https?:\/\/[^/]+$/, 'an origin: scheme://host[:port], no path')]))).default([]),
+  corsCredentials: boolFromEnv.default(false),
   metrics: boolFromEnv.default(true),
   docs: boolFromEnv.default(true),
   /** Idempotency records, rate-limit counters (and the demo ledger) live here when set. */
@@ -97,6 +100,7 @@ export type ConfigInput = z.input<typeof ConfigSchema>
 export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
+  CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
@@ -136,6 +140,9 @@ export function parseConfig (raw: unknown): Config {
     throw new ConfigError(`invalid setting "${issue.path.join('.') || '(root)'}": ${issue.message}`)
   }
   checkPrincipalNames(parsed.data)
+  if (parsed.data.corsCredentials && parsed.data.corsOrigins.includes('*')) {
+    throw new ConfigError('invalid setting "corsCredentials": credentials need explicit origins in CORS_ORIGINS, not "*"')
+  }
   return parsed.data
 }
 
