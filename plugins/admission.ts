@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Principal } from '../src/core/app-context.js'
-import { createAuthenticator, createPermissionRules } from '../src/services/auth/index.js'
+import { createAuthenticator, createPermissionRules, PUBLIC_READER } from '../src/services/auth/index.js'
 import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
 import { PressureMonitor, type Pressure } from '../src/services/pressure.js'
@@ -22,7 +22,7 @@ declare module 'fastify' {
 }
 
 export interface AdmissionOptions {
-  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes' | 'authFailureLimit' | 'authFailureWindowMs'>
+  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'docsPublic' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes' | 'authFailureLimit' | 'authFailureWindowMs'>
   /** Told of every failed authentication, with a bounded reason (for metrics). */
   readonly onAuthFailure?: (reason: string, request: FastifyRequest) => void
 }
@@ -62,11 +62,21 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       }
     }
     const fail = (error: unknown): void => {
+      if (error instanceof GatewayError && error.extensions.reason === 'missing' && openToAnonymous(request)) {
+        request.principal = PUBLIC_READER
+        done()
+        return
+      }
       if (error instanceof GatewayError && error.code === 'TOOLGATE_UNAUTHENTICATED' && throttle.enabled) throttle.failed(request.ip)
       if (error instanceof GatewayError && onAuthFailure !== undefined) {
         onAuthFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
       }
       done(error as Error)
+    }
+    /** A route marked open (the docs UI; the document when published) lets a caller without credentials in. */
+    const openToAnonymous = (req: FastifyRequest): boolean => {
+      const anonymous = req.routeOptions.config.anonymous
+      return anonymous === 'always' || (anonymous === 'docs' && config.docsPublic)
     }
     const admit = (resolved: Principal): void => {
       if (credential !== undefined) throttle.succeeded(credential)

@@ -75,7 +75,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(requestIdPlugin)
   await app.register(queryCredentialsPlugin)
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
-  await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
+  await app.register(openApiPlugin, { version: VERSION })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
   await app.register(toolRoutes, {
@@ -86,6 +86,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     rateLimit: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
     bodyLimit: config.bodyLimit,
+    docsUi: config.docs,
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

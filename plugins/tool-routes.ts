@@ -9,6 +9,7 @@ import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
+import { callerDocs } from './caller-docs.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
 import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
@@ -36,6 +37,8 @@ export interface ToolRoutesOptions {
   readonly maxResponseBytes: number
   /** Largest request body, set on each tool route so a host app's own limit does not apply. */
   readonly bodyLimit: number
+  /** Serve the Swagger UI at /docs (the document at /openapi.json is always served, per caller). */
+  readonly docsUi?: boolean
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -71,6 +74,13 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     }
   }
 
+  /** What `GET /tools` lists for this request: active for its app, and permitted. */
+  const visibleTools = (request: FastifyRequest): AnyTool<GatewayApp>[] =>
+    catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
+
+  // The document and its UI, per caller, behind this scope's authentication.
+  await app.register(callerDocs, { toolIds: catalog.ids(), visibleToolIds: request => visibleTools(request).map(tool => tool.id), ui: options.docsUi ?? true })
+
   app.get('/tools', {
     schema: {
       operationId: 'listTools', tags: ['gateway'], summary: 'List the tools you may call',
@@ -79,8 +89,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    const visible = catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
-    return { tools: visible.map(tool => listingOf(tool, timeout)) }
+    return { tools: visibleTools(request).map(tool => listingOf(tool, timeout)) }
   })
 
   app.get('/tools/:id', {

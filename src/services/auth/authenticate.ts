@@ -19,6 +19,12 @@ export type Authenticate = (headers: AuthHeaders, rawHeaders?: readonly string[]
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call]), via: 'anonymous' })
 
 /**
+ * Who reads a route open to callers without credentials (the Swagger UI's page, or the whole
+ * document when the operator publishes it): no scopes at all, so it can call nothing.
+ */
+export const PUBLIC_READER: Principal = Object.freeze({ id: 'public', scopes: Object.freeze([]), via: 'anonymous' })
+
+/**
  * Build the authentication step. With no API keys and no JWT configured, or with `authDisabled`,
  * every caller is {@link ANONYMOUS} and presented credentials are ignored (whether that is allowed
  * on this address is `loadConfig`'s decision). Otherwise a caller must present exactly one of
