@@ -28,7 +28,8 @@ type Variant = { label: string, request: InjectOptions }
 
 /** Valid and invalid requests for one operation: each answer must be documented and match. */
 function variants (path: string, method: string, operation: Operation, firstTool: string): Variant[] {
-  const fill = (id: string): string => path.replace('{id}', id)
+  // `{id}` takes a tool id; any other path parameter (another plugin's routes) an unknown value.
+  const fill = (id: string): string => path.replace('{id}', id).replace(/\{[^}]+\}/g, 'unknown')
   const url = fill(firstTool)
   const admin = auth(KEYS.admin)
   if (method === 'get') {
@@ -38,7 +39,7 @@ function variants (path: string, method: string, operation: Operation, firstTool
       { label: 'no scopes', request: { method: 'GET', url, headers: auth(NO_SCOPES) } },
       { label: 'wrong key', request: { method: 'GET', url, headers: auth('wrong-key-0123456789') } },
       { label: 'credential in the query', request: { method: 'GET', url: `${url}?access_token=x`, headers: admin } },
-      ...(path.includes('{id}')
+      ...(path.includes('{')
         ? [
             { label: 'unknown id', request: { method: 'GET' as const, url: fill('not_a_tool'), headers: admin } },
             { label: 'inactive id', request: { method: 'GET' as const, url: fill('admin_only'), headers: auth(KEYS.caller) } },
@@ -53,7 +54,7 @@ function variants (path: string, method: string, operation: Operation, firstTool
   // Each call in a session of its own, so a tool that never settles (hang) holds up nothing else.
   let session = 0
   const json = (payload: unknown, headers: Record<string, string> = admin, query = ''): InjectOptions => ({
-    method: 'POST', url: `${path}${query}`, headers: { 'x-session-id': `s${session++}`, ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(payload),
+    method: 'POST', url: `${url}${query}`, headers: { 'x-session-id': `s${session++}`, ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(payload),
   })
   const key: Record<string, string> = operation.parameters?.some(p => p.name === 'idempotency-key' && p.required === true) === true ? { 'idempotency-key': `k-${toolId}` } : {}
   return [
@@ -68,8 +69,8 @@ function variants (path: string, method: string, operation: Operation, firstTool
     { label: 'escalate', request: json(valid, admin, '?escalate=true') },
     { label: 'invalid input', request: json({ unexpected: [1, 2] }) },
     { label: 'not an object', request: json('a string') },
-    { label: 'malformed JSON', request: { method: 'POST', url: path, headers: { ...admin, 'content-type': 'application/json' }, payload: '{"a":' } },
-    { label: 'text/plain', request: { method: 'POST', url: path, headers: { ...admin, 'content-type': 'text/plain' }, payload: 'hi' } },
+    { label: 'malformed JSON', request: { method: 'POST', url, headers: { ...admin, 'content-type': 'application/json' }, payload: '{"a":' } },
+    { label: 'text/plain', request: { method: 'POST', url, headers: { ...admin, 'content-type': 'text/plain' }, payload: 'hi' } },
     { label: 'body over the limit', request: json({ pad: 'x'.repeat(5_000) }) },
     { label: 'no credentials', request: json(valid, {}) },
     { label: 'no scopes', request: json(valid, auth(NO_SCOPES)) },
