@@ -62,7 +62,7 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       }
     }
     const fail = (error: unknown): void => {
-      if (error instanceof GatewayError && error.extensions.reason === 'missing' && openToAnonymous(request)) {
+      if (error instanceof GatewayError && error.extensions.reason === 'missing' && openToAnonymous(request, config.docsPublic)) {
         request.principal = PUBLIC_READER
         done()
         return
@@ -73,16 +73,6 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       }
       done(error as Error)
     }
-    /** A route marked open (the docs UI; the document when published) lets a caller without credentials in. */
-    const openToAnonymous = (req: FastifyRequest): boolean => {
-      const anonymous = req.routeOptions.config.anonymous
-      return anonymous === 'always' || (anonymous === 'docs' && config.docsPublic)
-    }
-    const admit = (resolved: Principal): void => {
-      if (credential !== undefined) throttle.succeeded(credential)
-      request.principal = resolved
-      done()
-    }
     let principal
     try {
       principal = authenticate(request.headers, request.raw.rawHeaders)
@@ -91,12 +81,25 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       return
     }
     if (principal instanceof Promise) {
-      principal.then(admit, fail)
+      principal.then(resolved => {
+        if (credential !== undefined) throttle.succeeded(credential)
+        request.principal = resolved
+        done()
+      }, fail)
       return
     }
-    admit(principal)
+    // A credential that worked passes the failure throttle from now on (see AuthFailureThrottle).
+    if (credential !== undefined) throttle.succeeded(credential)
+    request.principal = principal
+    done()
   })
 }, { name: 'toolgate-admission' })
+
+/** A route marked open (the docs UI; the document when published) lets a caller without credentials in. */
+function openToAnonymous (request: FastifyRequest, docsPublic: boolean): boolean {
+  const anonymous = request.routeOptions.config.anonymous
+  return anonymous === 'always' || (anonymous === 'docs' && docsPublic)
+}
 
 /** The credential as sent, to recognise one that proved itself before. */
 function credentialOf (headers: FastifyRequest['headers']): string | undefined {

@@ -9,6 +9,8 @@ export interface FailureThrottleOptions {
 
 interface Window { start: number, failures: number }
 
+const MAX_GOOD = 4_096
+
 /**
  * Slows down a source address that keeps failing to authenticate, without letting it lock a
  * real principal out. Past `maxFailures` in a window, the address's *unproven* credentials are
@@ -63,7 +65,8 @@ export class AuthFailureThrottle {
   /** `credential` proved itself: it passes the throttle from now on (it is still verified every time). */
   succeeded (credential: string): void {
     if (this.#good.has(credential)) return
-    if (this.#good.size >= this.#maxTracked) this.#good.delete(this.#good.values().next().value!)
+    // Tokens run to a kilobyte or two: remember fewer of them than addresses.
+    if (this.#good.size >= Math.min(this.#maxTracked, MAX_GOOD)) this.#good.delete(this.#good.values().next().value!)
     this.#good.add(credential)
   }
 }
