@@ -30,8 +30,9 @@ export interface GatewayOptions {
 
 /**
  * Everything the gateway serves, registered on `app` in a visible order: errors, request ids,
- * the document, metrics, health, the tools. `buildApp` calls it on a new Fastify instance; the
- * `toolgate` plugin calls it inside a host's app, under the host's prefix. Same routes, errors,
+ * CORS, the refusal of credentials in the query, the document, metrics, health, the tools (and
+ * their per-caller documents). `buildApp` calls it on a new Fastify instance; the `toolgate`
+ * plugin calls it inside a host's app, under the host's prefix. Same routes, errors,
  * operations and metrics either way.
  */
 export async function registerGateway (app: FastifyInstance, options: GatewayOptions): Promise<ToolCatalog<GatewayApp>> {
@@ -73,8 +74,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
 
   await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
   await app.register(requestIdPlugin)
-  await app.register(queryCredentialsPlugin)
+  // CORS first among the request hooks, so a browser can read the refusals that follow.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
+  await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })

@@ -51,3 +51,12 @@ describe('CORS', () => {
     await expect(testApp({ corsOrigins: ['*'], corsCredentials: true })).rejects.toThrow(/corsCredentials/)
   })
 })
+
+describe('CORS on refusals', () => {
+  it('a browser can read why a request with a credential in its query string was refused', async () => {
+    const app = await testApp({ corsOrigins: [ORIGIN] })
+    const refused = await app.inject({ method: 'GET', url: '/tools?api_key=x', headers: { origin: ORIGIN } })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.headers['access-control-allow-origin']).toBe(ORIGIN)
+  })
+})
