@@ -141,8 +141,10 @@ export const problemPlugin = fp(async function problem (app: FastifyInstance, op
   // Which methods a path has, to tell 405 from 404: our own router fed by every route added.
   const routes = FindMyWay()
   app.addHook('onRoute', route => {
-    // Any route may answer 400 (a malformed request, credentials in the query) and 500.
-    documentStatuses(route as { schema?: Record<string, unknown> }, [400, 500])
+    // Any route may answer 400 (a malformed request, credentials in the query) and 500; its
+    // path answers 405 with `Allow` to a method it lacks, which OpenAPI can only say on the
+    // operations the path has.
+    documentStatuses(route as { schema?: Record<string, unknown> }, [400, 405, 500])
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && routes.find(method as HTTPMethod, route.url) === null) routes.on(method as HTTPMethod, route.url, () => {})
     }

@@ -17,7 +17,7 @@ export const ProblemSchema = z.looseObject({
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request: invalid input or options', 401: 'Authentication required', 403: 'Forbidden',
-  404: 'Not found or not active for this caller', 405: 'Method not allowed (see Allow)', 408: 'The request took too long to arrive', 409: 'Conflict', 413: 'Body too large', 415: 'Unsupported media type',
+  404: 'Not found or not active for this caller', 405: 'This path does not take that method (see Allow)', 408: 'The request took too long to arrive', 409: 'Conflict', 413: 'Body too large', 415: 'Unsupported media type',
   422: 'Rejected', 431: 'Request headers too large', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
   500: 'Internal error or tool failure', 502: 'The tool returned invalid output', 503: 'Unavailable (see Retry-After)',
   504: 'The tool timed out',

@@ -129,3 +129,20 @@ describe('the served document tells the truth (Ajv against /openapi.json)', () =
     await conformanceOf(app, 'time_now')
   }, 60_000)
 })
+
+describe('other methods on documented paths', () => {
+  it('answer 405 problem+json with Allow, as each operation of the path documents', async () => {
+    const app = await testApp({}, tools)
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, Record<string, Operation>> }>()
+    const validator = new ResponseValidator(document)
+    for (const [path, item] of Object.entries(document.paths)) {
+      const url = path.replace(/\{[^}]+\}/g, 'echo')
+      for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+        const response = await app.inject({ method, url, headers: auth(KEYS.admin) })
+        expect(response.statusCode).toBe(405)
+        expect(String(response.headers.allow)).toMatch(/GET|POST/)
+        for (const documented of Object.keys(item)) validator.check(path, documented, response, `${method} ${url}`)
+      }
+    }
+  })
+})
