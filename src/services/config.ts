@@ -78,10 +78,10 @@ export const ConfigSchema = z.object({
   redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
   redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
-  idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(100_000),
+  idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(1_000_000),
   /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
   idempotencyMaxBytes: intFromEnv(64 * 1024, 2 ** 40).default(256 * 1024 * 1024),
-  idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(16 * 1024 * 1024),
+  idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(64 * 1024 * 1024),
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
