@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Principal } from '../src/core/app-context.js'
-import { createAuthenticator, createPermissionRules } from '../src/services/auth/index.js'
+import { createAuthenticator, createPermissionRules, PUBLIC_READER } from '../src/services/auth/index.js'
 import type { Config } from '../src/services/config.js'
 import { GatewayError } from '../src/index.js'
 import { PressureMonitor, type Pressure } from '../src/services/pressure.js'
+import { documentStatuses } from './schemas.js'
+import { AuthFailureThrottle } from '../src/services/auth/failure-throttle.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,7 +22,7 @@ declare module 'fastify' {
 }
 
 export interface AdmissionOptions {
-  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes'>
+  readonly config: Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled' | 'docsPublic' | 'rules' | 'maxEventLoopDelayMs' | 'maxHeapUsedBytes' | 'maxRssBytes' | 'authFailureLimit' | 'authFailureWindowMs'>
   /** Told of every failed authentication, with a bounded reason (for metrics). */
   readonly onAuthFailure?: (reason: string, request: FastifyRequest) => void
 }
@@ -36,17 +38,36 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
   const { config, onAuthFailure } = options
   const authenticate = createAuthenticator(config)
   const pressure = new PressureMonitor(config)
+  const throttle = new AuthFailureThrottle({ maxFailures: config.authFailureLimit, windowMs: config.authFailureWindowMs })
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorate('isPermitted', createPermissionRules(config.rules))
   app.decorate('hasPermissionRules', config.rules.length > 0)
   app.addHook('onClose', async () => { pressure.close() })
+  // What this hook answers, every operation of the scope documents: 401, 429 (failing
+  // authentications), 503 (overload, key set unavailable).
+  app.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, [401, 429, 503]) })
   // Callback style: an API key is checked synchronously, so most calls make no promise here.
   app.addHook('onRequest', (request, _reply, done) => {
     if (pressure.current !== undefined) {
       done(overloaded(pressure.current))
       return
     }
+    const credential = throttle.enabled ? credentialOf(request.headers) : undefined
+    if (throttle.enabled) {
+      const waitMs = throttle.waitFor(request.ip, credential)
+      if (waitMs > 0) {
+        onAuthFailure?.('throttled', request)
+        done(throttled(waitMs))
+        return
+      }
+    }
     const fail = (error: unknown): void => {
+      if (error instanceof GatewayError && error.extensions.reason === 'missing' && openToAnonymous(request, config.docsPublic)) {
+        request.principal = PUBLIC_READER
+        done()
+        return
+      }
+      if (error instanceof GatewayError && error.code === 'TOOLGATE_UNAUTHENTICATED' && throttle.enabled) throttle.failed(request.ip)
       if (error instanceof GatewayError && onAuthFailure !== undefined) {
         onAuthFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
       }
@@ -54,19 +75,42 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
     }
     let principal
     try {
-      principal = authenticate(request.headers)
+      principal = authenticate(request.headers, request.raw.rawHeaders)
     } catch (error) {
       fail(error)
       return
     }
     if (principal instanceof Promise) {
-      principal.then(resolved => { request.principal = resolved; done() }, fail)
+      principal.then(resolved => {
+        if (credential !== undefined) throttle.succeeded(credential)
+        request.principal = resolved
+        done()
+      }, fail)
       return
     }
+    // A credential that worked passes the failure throttle from now on (see AuthFailureThrottle).
+    if (credential !== undefined) throttle.succeeded(credential)
     request.principal = principal
     done()
   })
 }, { name: 'toolgate-admission' })
+
+/** A route marked open (the docs UI; the document when published) lets a caller without credentials in. */
+function openToAnonymous (request: FastifyRequest, docsPublic: boolean): boolean {
+  const anonymous = request.routeOptions.config.anonymous
+  return anonymous === 'always' || (anonymous === 'docs' && docsPublic)
+}
+
+/** The credential as sent, to recognise one that proved itself before. */
+function credentialOf (headers: FastifyRequest['headers']): string | undefined {
+  const value = headers.authorization ?? headers['x-api-key']
+  return typeof value === 'string' ? value : undefined
+}
+
+function throttled (waitMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
+  return new GatewayError('TOOLGATE_RATE_LIMITED', `too many failed authentications from this address; retry after ${retryAfter} s`, { retryAfter })
+}
 
 function overloaded ({ type, value }: Pressure): GatewayError {
   return new GatewayError('TOOLGATE_OVERLOADED', `the gateway is under pressure (${type} ${Math.round(value)}); retry shortly`, { retryAfter: 5 })

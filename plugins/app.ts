@@ -2,9 +2,12 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { pino, type DestinationStream, type LoggerOptions } from 'pino'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
+import { clientErrorHandler } from './client-errors.js'
 import { registerGateway } from './gateway.js'
+import { frameworkError } from './problem.js'
 import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
+import { redactUrl } from '../src/services/auth/query-credentials.js'
 
 export { VERSION } from '../src/services/version.js'
 
@@ -33,6 +36,13 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     // tool call), with the tool and its outcome.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
+    // A client that stalls its headers or body is answered 408 and disconnected (Fastify turns
+    // Node's request timeout off by default). Node checks open requests every
+    // `connectionsCheckingInterval`, so that is kept well under the shortest timeout.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs), connectionsCheckingInterval: checkingInterval(config) },
+    clientErrorHandler,
+    frameworkErrors: frameworkError,
     genReqId: requestIdOf,
     requestIdHeader: false,
     return503OnClosing: false,
@@ -48,12 +58,16 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   if (logsInfo(config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {
       if (request.callRecord === null) {
-        request.log.info({ method: request.method, url: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+        request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
       }
       done()
     })
   }
   return app
+}
+
+function checkingInterval (config: Config): number {
+  return Math.max(50, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)))
 }
 
 function gatewayLogger (options: BuildOptions['logger']): FastifyBaseLogger {

@@ -11,6 +11,8 @@ import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
+import { corsPlugin } from './cors.js'
+import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
 import { toolRoutes } from './tool-routes.js'
 import { approvalRoutes, approvalTelemetry } from './approvals.js'
@@ -32,8 +34,9 @@ export interface GatewayOptions {
 
 /**
  * Everything the gateway serves, registered on `app` in a visible order: errors, request ids,
- * the document, metrics, health, the tools. `buildApp` calls it on a new Fastify instance; the
- * `toolgate` plugin calls it inside a host's app, under the host's prefix. Same routes, errors,
+ * CORS, the refusal of credentials in the query, the document, metrics, health, the tools (and
+ * their per-caller documents). `buildApp` calls it on a new Fastify instance; the `toolgate`
+ * plugin calls it inside a host's app, under the host's prefix. Same routes, errors,
  * operations and metrics either way.
  */
 export async function registerGateway (app: FastifyInstance, options: GatewayOptions): Promise<ToolCatalog<GatewayApp>> {
@@ -58,7 +61,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
     },
     idempotency: {
-      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }) : new RedisIdempotencyStore(redis, config.redisPrefix),
+      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries, maxBytes: config.idempotencyMaxBytes, maxBytesPerOwner: config.idempotencyMaxBytesPerPrincipal }) : new RedisIdempotencyStore(redis, config.redisPrefix),
       ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
@@ -79,7 +82,10 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
 
   await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
   await app.register(requestIdPlugin)
-  await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
+  // CORS first among the request hooks, so a browser can read the refusals that follow.
+  if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
+  await app.register(queryCredentialsPlugin)
+  await app.register(openApiPlugin, { version: VERSION })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
   await app.register(toolRoutes, {
@@ -91,6 +97,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     maxResponseBytes: config.maxResponseBytes,
     bodyLimit: config.bodyLimit,
     approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
+    docsUi: config.docs,
   })
   await app.register(approvalRoutes, {
     catalog,

@@ -39,3 +39,24 @@ function rewriteRefs (value: unknown, nameOf: (key: string) => string): unknown 
   }
   return out
 }
+
+interface ContentResponse { readonly description?: string, readonly content: Record<string, { readonly schema: unknown }> }
+
+/** A response object (several media types) one of whose schemas is not zod. */
+export function hasForeignContent (response: object): response is ContentResponse {
+  const content = (response as Partial<ContentResponse>).content
+  return typeof content === 'object' && content !== null && Object.values(content).some(media => isForeignSchema(media.schema))
+}
+
+/**
+ * Such a response with every schema as JSON Schema (zod ones converted here too, so zod's
+ * transform, which would not know the others, never sees it). Each media type's schema
+ * describes what is sent, so it is the `output` side of its schema.
+ */
+export function contentJsonSchemas (response: ContentResponse, operationId: string, openapiObject: unknown): ContentResponse {
+  const content: ContentResponse['content'] = {}
+  for (const [type, media] of Object.entries(response.content)) {
+    content[type] = { ...media, schema: isForeignSchema(media.schema) ? operationJsonSchema(media.schema, 'output', operationId, openapiObject) : toJsonSchema(media.schema as ToolSchema, 'output') }
+  }
+  return { ...response, content }
+}

@@ -1,9 +1,8 @@
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
-import { isForeignSchema, operationJsonSchema } from './openapi-foreign.js'
+import { contentJsonSchemas, hasForeignContent, isForeignSchema, operationJsonSchema } from './openapi-foreign.js'
 import { ERROR_TABLE_MARKDOWN } from './error-table.js'
 import { SHARED_PROBLEMS } from './schemas.js'
 
@@ -45,6 +44,7 @@ const transform: Transform = document => {
     const ownResponses: Record<string, object> = {}
     for (const [status, response] of Object.entries(responses)) {
       if (isForeignSchema(response)) sharedResponses[status] = operationJsonSchema(response, 'output', operationId, openapiObject)
+      else if (hasForeignContent(response)) sharedResponses[status] = contentJsonSchemas(response, operationId, openapiObject)
       else if (isSharedProblem(response)) sharedResponses[status] = once(response, value => (jsonSchemaTransform({ ...document, schema: { response: { [status]: value } } } as typeof document).schema as { response: Record<string, unknown> }).response[status])
       else ownResponses[status] = response
     }
@@ -80,13 +80,11 @@ const withoutUnusedSchemas: typeof jsonSchemaTransformObject = document => {
 
 export interface OpenApiOptions {
   readonly version: string
-  /** Serve the Swagger UI at /docs. */
-  readonly ui: boolean
 }
 
 /**
- * The OpenAPI document, generated from the routes (so from the tool declarations) and served
- * at `/openapi.json`; Swagger UI at `/docs`. Must be registered before the routes it describes.
+ * The OpenAPI document, generated from the routes (so from the tool declarations), whole: what
+ * `openapi/openapi.json` commits. Must be registered before the routes it describes.
  */
 export const openApiPlugin = fp(async function openApi (app: FastifyInstance, options: OpenApiOptions) {
   await app.register(swagger, {
@@ -113,8 +111,5 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance, op
   // Generate the document before the gateway serves anything: with a thousand tools it takes
   // most of a second, which must not stall the event loop (and trip the overload guard) later.
   app.addHook('onReady', async () => { app.swagger() })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  if (options.ui) {
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } })
-  }
+  // `/openapi.json` and `/docs` are served per caller, behind authentication (caller-docs.ts).
 }, { name: 'toolgate-openapi' })

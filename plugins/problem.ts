@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { ERRORS, GatewayError, ToolgateError, type ErrorCode } from '../src/index.js'
+import { documentStatuses } from './schemas.js'
+import { ERRORS, GatewayError, ToolgateError, type ErrorCode, type InputIssue } from '../src/index.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
@@ -34,6 +35,7 @@ export function toToolgateError (error: unknown): ToolgateError {
   if (error instanceof ToolgateError) return error
   const fastifyError = error as Partial<FastifyError> & { body?: unknown }
   const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
+  if (code === 'TOOLGATE_INVALID_INPUT') return new GatewayError(code, safeFastifyDetail(code, fastifyError), { errors: validationIssues(fastifyError) })
   if (code !== undefined) return new GatewayError(code, safeFastifyDetail(code, fastifyError))
   // JSON.parse's prototype-poisoning guard (secure-json-parse) throws a SyntaxError of its own.
   if (error instanceof SyntaxError) return new GatewayError('TOOLGATE_MALFORMED_REQUEST', error.message)
@@ -44,6 +46,16 @@ export function toToolgateError (error: unknown): ToolgateError {
   return new GatewayError('TOOLGATE_INTERNAL', undefined, {}, { cause: error })
 }
 
+/** Fastify's validation failures (query, params, headers) as `errors` entries, pointing into that part. */
+function validationIssues (error: Partial<FastifyError>): InputIssue[] {
+  const part = error.validationContext === 'querystring' ? 'query' : error.validationContext ?? ''
+  return (error.validation ?? []).map(issue => ({
+    pointer: `/${part}${issue.instancePath === '/' ? '' : issue.instancePath}`,
+    message: issue.message ?? 'invalid value',
+    code: issue.keyword,
+  }))
+}
+
 function safeFastifyDetail (code: ErrorCode, error: Partial<FastifyError>): string {
   if (code === 'TOOLGATE_PAYLOAD_TOO_LARGE') return 'the request body is larger than the configured limit'
   if (code === 'TOOLGATE_UNSUPPORTED_MEDIA_TYPE') return 'tool calls take Content-Type: application/json'
@@ -52,6 +64,15 @@ function safeFastifyDetail (code: ErrorCode, error: Partial<FastifyError>): stri
 
 /** Codes whose message may name internals: the caller gets a generic detail, the log the real one. */
 const GENERIC_DETAIL = new Set<string>(['TOOLGATE_INTERNAL', 'TOOLGATE_TOOL_BAD_DEFINITION'])
+
+/**
+ * Every 5xx of the gateway itself gets a fixed detail: its message may name internals (a heap
+ * figure, a queue, a limit, a tool's thrown message) that are for the log, not the caller.
+ * A tool's own ToolError keeps the message its author wrote for the caller.
+ */
+function genericDetail (error: ToolgateError): boolean {
+  return GENERIC_DETAIL.has(error.code) || (error.family === 'gateway' && error.status >= 500)
+}
 
 function body500Title (error: ToolgateError): string {
   return ERRORS[error.code as ErrorCode].title
@@ -64,13 +85,15 @@ export function problemOf (error: ToolgateError, requestId: string): ProblemBody
     type: `urn:toolgate:error:${error.code}`,
     title: error instanceof GatewayError ? error.title : 'Tool error',
     status,
-    detail: GENERIC_DETAIL.has(error.code) ? `${body500Title(error)}; the gateway log has the details under request ${requestId}` : error.message,
+    detail: genericDetail(error) ? `${body500Title(error)}; the gateway log has the details under request ${requestId}` : error.message,
     code: error.code,
     instance: `urn:toolgate:request:${requestId}`,
   }
   for (const [key, value] of Object.entries(error.extensions)) {
     if (!HEADER_EXTENSIONS.has(key) && !(key in body)) body[key] = value
   }
+  // Every 400 carries `errors`, as documented; one without a finer pointer names the whole request.
+  if (status === 400 && body.errors === undefined) body.errors = [{ pointer: '', message: body.detail, code: error.code.toLowerCase() }]
   return body
 }
 
@@ -101,6 +124,16 @@ export function sendProblem (reply: FastifyReply, request: FastifyRequest, failu
  * The one error handler: every failure, Fastify's own included, leaves as problem+json, and
  * unknown routes are 404 (or 405 with `Allow` when the path exists under another method).
  */
+/**
+ * Fastify's `frameworkErrors`: a path it cannot decode (`/tools/%ff`) or a path parameter past
+ * the router's limit is a malformed request, answered as problem+json like everything else.
+ */
+export function frameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id)
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the path is not valid (a malformed percent-encoding?)'
+  sendProblem(reply, request, new GatewayError('TOOLGATE_MALFORMED_REQUEST', message, { errors: [{ pointer: '/path', message, code: 'invalid_path' }] }))
+}
+
 export const problemPlugin = fp(async function problem (app: FastifyInstance, options: ProblemOptions) {
   app.setErrorHandler(function onError (error, request, reply) {
     return sendProblem(reply, request, error, options)
@@ -108,6 +141,10 @@ export const problemPlugin = fp(async function problem (app: FastifyInstance, op
   // Which methods a path has, to tell 405 from 404: our own router fed by every route added.
   const routes = FindMyWay()
   app.addHook('onRoute', route => {
+    // Any route may answer 400 (a malformed request, credentials in the query) and 500; its
+    // path answers 405 with `Allow` to a method it lacks, which OpenAPI can only say on the
+    // operations the path has.
+    documentStatuses(route as { schema?: Record<string, unknown> }, [400, 405, 500])
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && routes.find(method as HTTPMethod, route.url) === null) routes.on(method as HTTPMethod, route.url, () => {})
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type { Config } from '../src/services/config.js'
+import { principalKey, principalToolKey } from '../src/services/principal-keys.js'
 import { GatewayError } from '../src/index.js'
 
 export interface RateLimitOptions {
@@ -34,7 +35,7 @@ export const rateLimitPlugin = fp(async function rateLimiting (app: FastifyInsta
     allowList: request => (toolMax(request) ?? config.rateLimitMax) === 0,
     keyGenerator: request => {
       const principal = request.principal.id
-      return toolMax(request) === undefined ? principal : `${principal}|${request.routeOptions.config.toolId!}`
+      return toolMax(request) === undefined ? principalKey(principal) : principalToolKey(principal, request.routeOptions.config.toolId!)
     },
     redis: options.redis,
     nameSpace: `${config.redisPrefix}rate:`,

@@ -17,8 +17,8 @@ export const ProblemSchema = z.looseObject({
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request: invalid input or options', 401: 'Authentication required', 403: 'Forbidden',
-  404: 'Not found or not active for this caller', 409: 'Conflict', 413: 'Body too large', 415: 'Unsupported media type',
-  410: 'Gone: the approval expired', 422: 'Rejected', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
+  404: 'Not found or not active for this caller', 405: 'This path does not take that method (see Allow)', 408: 'The request took too long to arrive', 409: 'Conflict', 410: 'Gone: the approval expired', 413: 'Body too large', 415: 'Unsupported media type',
+  422: 'Rejected', 431: 'Request headers too large', 429: 'Too many requests (see Retry-After)', 499: 'Cancelled by the caller',
   500: 'Internal error or tool failure', 502: 'The tool returned invalid output', 503: 'Unavailable (see Retry-After)',
   504: 'The tool timed out',
 }
@@ -47,23 +47,45 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
 /** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
 export const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
 
+/** The media type of a dry run's 200: a proposal, never the tool's output. */
+export const DRY_RUN_TYPE = 'application/vnd.toolgate.dry-run+json'
+
 export const SESSION_ID = /^[\w.:@-]{1,128}$/
+
+const IDEMPOTENCY_KEY_TEXT = 'Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'
+const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/)
 
 export const CallHeaders = z.object({
   'x-session-id': z.string().regex(SESSION_ID).optional()
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
-  'idempotency-key': z.string().regex(/^[\x21-\x7e]{1,255}$/).optional()
-    .describe('Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'),
+  'idempotency-key': idempotencyKey.optional().describe(IDEMPOTENCY_KEY_TEXT),
   'approval-id': z.string().max(128).optional()
     .describe('Run the call this approval was given for: once (a repeat replays its answer); another principal 403, another input 422, rejected 403, expired 410, undecided 409'),
   prefer: z.string().optional()
     .describe('RFC 7240 `wait=N`: when the call needs approval, wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),
 })
 
+/** The headers of a tool declared with `requiresIdempotencyKey`: the key is required (a dry run may omit it). */
+export const CallHeadersWithKey = CallHeaders.extend({
+  'idempotency-key': idempotencyKey.describe(`Required by this tool (a dry run may omit it). ${IDEMPOTENCY_KEY_TEXT}`),
+})
+
+/**
+ * Add problem responses for `statuses` to a documented route that lacks them: for failures
+ * that a whole scope can answer (a hook, not the handler), so every operation in it says so.
+ */
+export function documentStatuses (route: { schema?: Record<string, unknown> }, statuses: readonly number[]): void {
+  const schema = route.schema
+  if (schema === undefined || schema.hide === true) return
+  const response = (schema.response ?? {}) as Record<string, unknown>
+  const missing = statuses.filter(status => response[status] === undefined && response[String(status)] === undefined)
+  if (missing.length > 0) schema.response = { ...response, ...problemResponses(missing) }
+}
+
 const flag = z.enum(['true', 'false']).transform(v => v === 'true')
 
 export const CallQuery = z.object({
   mode: z.enum(['normal', 'plan']).optional().describe('plan: only read-only tools run; others are refused with 403'),
-  dryRun: flag.optional().describe('true: validate and authorize, return what the call would do, execute nothing'),
+  dryRun: flag.optional().describe(`true: validate and authorize, return what the call would do (as ${'`'}application/vnd.toolgate.dry-run+json${'`'}), execute nothing`),
   escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
 })

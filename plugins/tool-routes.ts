@@ -6,10 +6,12 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-cont
 import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
+import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
+import { callerDocs } from './caller-docs.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
 import { APPROVAL_ID_HEADER, ApprovalSchema, preferredWaitMs } from './approval-schemas.js'
@@ -39,6 +41,8 @@ export interface ToolRoutesOptions {
   readonly bodyLimit: number
   /** The operator's approval rules (absent: none). */
   readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
+  /** Serve the Swagger UI at /docs (the document at /openapi.json is always served, per caller). */
+  readonly docsUi?: boolean
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -68,11 +72,18 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       principal: request.principal,
       requestId: request.id,
       // Sessions are per principal: one caller cannot queue behind another's session.
-      domain: typeof session === 'string' ? `${request.principal.id}/${session}` : request.principal.id,
+      domain: domainOf(request.principal.id, session),
       log: request.log,
       gateway: facts,
     }
   }
+
+  /** What `GET /tools` lists for this request: active for its app, and permitted. */
+  const visibleTools = (request: FastifyRequest): AnyTool<GatewayApp>[] =>
+    catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
+
+  // The document and its UI, per caller, behind this scope's authentication.
+  await app.register(callerDocs, { toolIds: catalog.ids(), visibleToolIds: request => visibleTools(request).map(tool => tool.id), ui: options.docsUi ?? true })
 
   app.get('/tools', {
     schema: {
@@ -82,8 +93,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    const visible = catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
-    return { tools: visible.map(tool => listingOf(tool, timeout)) }
+    return { tools: visibleTools(request).map(tool => listingOf(tool, timeout)) }
   })
 
   app.get('/tools/:id', {
@@ -112,7 +122,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     app.post(`/tools/${tool.id}`, {
       config: { toolId: tool.id },
       bodyLimit: options.bodyLimit,
-      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: CallHeaders },
+      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: tool.requiresIdempotencyKey === true ? CallHeadersWithKey : CallHeaders },
       validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
       // parseOutput already validated the value: serialize, do not validate twice.
       serializerCompiler: () => data => JSON.stringify(data),
@@ -149,7 +159,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       if (result.approval !== undefined) {
         return reply.code(202).header('Location', `${app.prefix}/approvals/${result.approval.id}`).type('application/json; charset=utf-8').send(result.body)
       }
-      return reply.code(200).type('application/json; charset=utf-8').send(result.body)
+      return reply.code(200).type(query.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
     })
   }
 
@@ -219,6 +229,23 @@ function isEmpty (data: unknown): boolean {
   return true
 }
 
+/**
+ * The 200 of a tool call: its output, or for a dry run what the call would do, under its own
+ * media type so that a client (and a validator) never reads a proposal as the tool's output.
+ * Without `resolve` a dry run answers the parsed input.
+ */
+function okResponseOf (tool: AnyTool): { description: string, content: Record<string, { schema: AnyTool['inputSchema'] }> } {
+  return {
+    description: `The tool's output (application/json). With \`dryRun=true\`: what the call would do, nothing executed (${DRY_RUN_TYPE}).`,
+    content: {
+      'application/json': { schema: tool.outputSchema },
+      [DRY_RUN_TYPE]: { schema: tool.resolve === undefined ? tool.inputSchema : ANY_PROPOSAL },
+    },
+  }
+}
+
+const ANY_PROPOSAL = z.unknown().describe('What the call would do, as the tool\'s resolve describes it')
+
 /** The OpenAPI operation of one tool, derived from its declaration alone. */
 function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: AnyTool['inputSchema'], response: Record<number, unknown> } & Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
@@ -230,7 +257,7 @@ function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: AnyTool[
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: tool.outputSchema, 202: ApprovalSchema.describe('Nothing ran: the call waits for a person\'s approval (`Location`: the approval). Re-send it with `Approval-Id` once approved.'), ...problemResponses(CALL_STATUSES) },
+    response: { 200: okResponseOf(tool), 202: ApprovalSchema.describe('Nothing ran: the call waits for a person\'s approval (`Location`: the approval). Re-send it with `Approval-Id` once approved.'), ...problemResponses(CALL_STATUSES) },
     'x-effects': [...tool.effects],
     'x-read-only': tool.isReadOnly,
     'x-concurrency-safe': tool.isConcurrencySafe,

@@ -35,9 +35,10 @@ const CONFIG = {
     sha256: hashApiKey(API_KEY),
     scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large'],
   }],
-  // The embedded idempotency store is bounded: a small bound is reached during warm-up, so a
-  // flat RSS afterwards means no leak, not "the store has not filled up yet".
-  idempotencyMaxEntries: 1_000,
+  // The embedded idempotency store never drops a live record (a full store refuses new keys),
+  // so it is bounded here by a short lifetime: it reaches its steady state (rate x TTL records)
+  // during warm-up, and a flat RSS afterwards means no leak, not "the store has not filled up yet".
+  idempotencyTtlMs: 2_000,
 }
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`

@@ -30,7 +30,7 @@ export interface GatewayFacts {
 export interface GatewayApp {
   readonly principal: Principal
   readonly requestId: string
-  /** The concurrency domain: `X-Session-Id`, else the principal id. */
+  /** The concurrency domain: the principal's, or one of its `X-Session-Id` sessions (an opaque key). */
   readonly domain: string
   readonly log: ToolLogger
   readonly gateway: GatewayFacts

@@ -32,6 +32,11 @@ export const JwtSchema = z.object({
   key: z.string().min(32).optional(),
   scopeClaim: z.string().min(1).default('scope'),
   clockToleranceSec: intFromEnv(0, 300).default(5),
+  /**
+   * Put before every token's `sub` to make its principal id, so JWT and API key principals never
+   * merge by accident. Set it to '' only to map subjects onto API key principals on purpose.
+   */
+  principalPrefix: z.string().max(32).regex(/^[^*]*$/, 'no "*" (it names every principal in rules)').default('jwt:'),
 }).strict().refine(jwt => (jwt.jwksUrl === undefined) !== (jwt.key === undefined), 'exactly one of jwksUrl or key')
 
 /** Per-tool overload limits (config file only): calls in flight and queued over all sessions, and a rate. */
@@ -66,22 +71,36 @@ export const ConfigSchema = z.object({
   maxQueuePerSession: intFromEnv(0, 100_000).default(CORE_DEFAULTS.maxQueuePerDomain),
   queueTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(CORE_DEFAULTS.queueTimeoutMs),
   shutdownGraceMs: intFromEnv(0, 10 * 60_000).default(10_000),
+  /** Longest time a client may take to send its headers, then its whole request (408 after). */
+  headersTimeoutMs: intFromEnv(100, 10 * 60_000).default(10_000),
+  requestTimeoutMs: intFromEnv(100, 60 * 60_000).default(30_000),
   /** Turn authentication off on a non-loopback address: you take responsibility. */
   authDisabled: boolFromEnv.default(false),
   apiKeys: z.array(ApiKeySchema).default([]),
   rules: z.array(RuleSchema).default([]),
   jwt: JwtSchema.optional(),
+  /** Browser origins allowed to call (CORS); none: CORS off. `*` allows any origin, never with credentials. */
+  corsOrigins: list.pipe(z.array(z.union([z.literal('*'), z.url().regex(/^https?:\/\/[^/]+$/, 'an origin: scheme://host[:port], no path')]))).default([]),
+  corsCredentials: boolFromEnv.default(false),
   metrics: boolFromEnv.default(true),
   docs: boolFromEnv.default(true),
+  /** Serve the whole document to callers without credentials (by default it needs the same credentials as GET /tools). */
+  docsPublic: boolFromEnv.default(false),
   /** Idempotency records, rate-limit counters (and the demo ledger) live here when set. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
   redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
-  idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(100_000),
+  idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(1_000_000),
+  /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
+  idempotencyMaxBytes: intFromEnv(64 * 1024, 2 ** 40).default(256 * 1024 * 1024),
+  idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(64 * 1024 * 1024),
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
   toolLimits: z.record(z.string().regex(TOOL_ID), ToolLimitSchema).default({}),
+  /** Failed authentications one source address may make per window before its unproven credentials get 429; 0: off. */
+  authFailureLimit: intFromEnv(0, 1_000_000).default(20),
+  authFailureWindowMs: intFromEnv(1_000, 24 * 60 * 60 * 1000).default(60_000),
   /** Refuse calls with 503 before the process falls over; 0 turns a check off. */
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
@@ -103,9 +122,12 @@ export type ConfigInput = z.input<typeof ConfigSchema>
 export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
-  SHUTDOWN_GRACE_MS: 'shutdownGraceMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs',
+  CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
-  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
+  IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  AUTH_FAILURE_LIMIT: 'authFailureLimit', AUTH_FAILURE_WINDOW_MS: 'authFailureWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
@@ -141,6 +163,10 @@ export function parseConfig (raw: unknown): Config {
     const issue = parsed.error.issues[0]!
     throw new ConfigError(`invalid setting "${issue.path.join('.') || '(root)'}": ${issue.message}`)
   }
+  checkPrincipalNames(parsed.data)
+  if (parsed.data.corsCredentials && parsed.data.corsOrigins.includes('*')) {
+    throw new ConfigError('invalid setting "corsCredentials": credentials need explicit origins in CORS_ORIGINS, not "*"')
+  }
   return parsed.data
 }
 
@@ -170,6 +196,7 @@ function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefine
   if (env.JWT_JWKS_URL !== undefined) jwt.jwksUrl = env.JWT_JWKS_URL
   if (env.JWT_KEY !== undefined) jwt.key = env.JWT_KEY
   if (env.JWT_SCOPE_CLAIM !== undefined) jwt.scopeClaim = env.JWT_SCOPE_CLAIM
+  if (env.JWT_PRINCIPAL_PREFIX !== undefined) jwt.principalPrefix = env.JWT_PRINCIPAL_PREFIX
   return jwt
 }
 
@@ -177,6 +204,17 @@ export function isLoopback (host: string): boolean {
   if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
   return host === '::1' || host === '[::1]'
+}
+
+/**
+ * With a JWT prefix, an API key principal named like a prefixed subject (`jwt:alice`) would be
+ * that token's principal after all: refuse the name so the two authenticators stay apart.
+ */
+export function checkPrincipalNames (config: Pick<Config, 'apiKeys' | 'jwt'>): void {
+  const prefix = config.jwt?.principalPrefix ?? ''
+  if (prefix === '') return
+  const clash = config.apiKeys.find(key => key.principal.startsWith(prefix))
+  if (clash !== undefined) throw new ConfigError(`invalid setting "apiKeys": principal "${clash.principal}" starts with the JWT principal prefix "${prefix}"; rename it or change jwt.principalPrefix`)
 }
 
 /** Secure default: anonymous callers only on loopback, unless auth is turned off explicitly. */

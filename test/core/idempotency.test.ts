@@ -69,16 +69,17 @@ describe('idempotency in the core', () => {
     expect(fingerprintOf({ a: 1 })).not.toBe(fingerprintOf({ a: 2 }))
   })
 
-  it('the memory store expires records after their TTL and stays bounded without evicting running claims', async () => {
+  it('the memory store expires records after their TTL and stays bounded by refusing new keys, never by evicting a live record', async () => {
     let now = 0
     const store = new MemoryIdempotencyStore({ maxEntries: 2, now: () => now })
     expect(await store.claim('a', 'f', 100)).toEqual({ state: 'claimed' })
     await store.complete('a', 'f', { type: 'value', value: 1 }, 100)
     expect(await store.claim('b', 'f', 100)).toEqual({ state: 'claimed' })
-    expect(await store.claim('c', 'f', 100)).toEqual({ state: 'claimed' }) // evicts done "a", never running "b"
+    expect(await store.claim('c', 'f', 100)).toMatchObject({ state: 'full', scope: 'store' }) // neither done "a" nor running "b" goes
     expect(await store.claim('b', 'f', 100)).toEqual({ state: 'running', fingerprint: 'f' })
-    expect(await store.claim('a', 'f', 100)).toEqual({ state: 'claimed' })
+    expect(await store.claim('a', 'f', 100)).toMatchObject({ state: 'done', result: { type: 'value', value: 1 } })
     now = 1000
     expect(await store.claim('b', 'g', 100)).toEqual({ state: 'claimed' })
+    expect(await store.claim('c', 'f', 100)).toEqual({ state: 'claimed' })
   })
 })

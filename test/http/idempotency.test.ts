@@ -109,3 +109,21 @@ describe('Idempotency-Key over HTTP', () => {
     expectProblem(await app.inject({ ...pay(10, 'k6'), headers: { 'idempotency-key': 'k6' } }), 401, 'TOOLGATE_UNAUTHENTICATED')
   })
 })
+
+describe('idempotency shares over HTTP', () => {
+  it('a principal whose share is full gets 429 problem+json with Retry-After for a new key; another principal is unaffected', async () => {
+    const { state, tools } = ledgerTools({ balance: 1_000_000, runs: 0, gate: Promise.resolve() })
+    const app = await testApp({ idempotencyMaxBytesPerPrincipal: 4096 }, tools)
+    let status = 200
+    let response
+    for (let i = 0; i < 100 && status === 200; i++) {
+      response = await app.inject(pay(1, `flood-${i}`, KEYS.caller))
+      status = response.statusCode
+    }
+    expectProblem(response!, 429, 'TOOLGATE_IDEMPOTENCY_QUOTA')
+    expect(Number(response!.headers['retry-after'])).toBeGreaterThan(0)
+    const runs = state.runs
+    expect((await app.inject(pay(1, 'admin-key-1'))).statusCode).toBe(200)
+    expect(state.runs).toBe(runs + 1)
+  })
+})

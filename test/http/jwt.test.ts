@@ -50,3 +50,26 @@ describe('JWT bearer tokens over HTTP', () => {
     expect(response.headers['www-authenticate']).toContain('error="insufficient_scope"')
   })
 })
+
+describe('principals from different authenticators stay apart', () => {
+  it('an API key named alice and a token whose sub is alice share no notes and no idempotency record', async () => {
+    const { createNotesTools } = await import('../../tools/notes.js')
+    const { hashApiKey } = await import('../../src/services/auth/index.js')
+    const app = await testApp({
+      apiKeys: [{ principal: 'alice', sha256: hashApiKey('alices-api-key-0123456789'), scopes: ['tools:read', 'tools:call'] }],
+      jwt: { issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'], key: keys.pem },
+    }, createNotesTools())
+    const asKey = { 'x-api-key': 'alices-api-key-0123456789' }
+    const asToken = { authorization: `Bearer ${await sign(keys.privateKey, { scope: 'tools:read tools:call' })}` }
+    const write = (headers: Record<string, string>, text: string) =>
+      app.inject({ method: 'POST', url: '/tools/notes_write', headers: { ...headers, 'idempotency-key': 'same-key' }, payload: { key: 'diary', text } })
+    expect((await write(asKey, 'from the key')).statusCode).toBe(200)
+    // Same idempotency key, other input: for one principal that would be 422; here it is a new call.
+    const byToken = await write(asToken, 'from the token')
+    expect(byToken.statusCode, byToken.body).toBe(200)
+    expect(byToken.headers['idempotent-replayed']).toBeUndefined()
+    const read = async (headers: Record<string, string>) => (await app.inject({ method: 'POST', url: '/tools/notes_read', headers, payload: { key: 'diary' } })).json<{ text: string }>().text
+    expect(await read(asKey)).toBe('from the key')
+    expect(await read(asToken)).toBe('from the token')
+  })
+})

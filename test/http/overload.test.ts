@@ -95,6 +95,13 @@ describe('memory pressure', () => {
     expect(runs.get('echo')).toBeUndefined()
   })
 
+  it('keeps the 503 detail generic: no heap figure or other internal number reaches the caller', async () => {
+    const app = await testApp({ maxHeapUsedBytes: 1 })
+    const response = await underPressure(app)
+    const body = expectProblem(response, 503, 'TOOLGATE_OVERLOADED')
+    expect(body.detail).toBe(`Overloaded; the gateway log has the details under request ${String(response.headers['x-request-id'])}`)
+  })
+
   it.each(['/healthz', '/readyz', '/metrics'])('%s still answers 200 while tool calls are refused for memory pressure', async url => {
     const app = await testApp({ maxHeapUsedBytes: 1 })
     expect((await underPressure(app)).statusCode).toBe(503)

@@ -51,7 +51,8 @@ describe('what callers send never creates series', () => {
     for (let i = 0; i < 300; i++) {
       const token = randomBytes(12).toString('hex')
       sent.push(token)
-      await app.inject({ method: 'POST', url: '/tools/echo', headers: auth(`key-${token}`), payload: { text: 'x' } }) // unknown principal
+      // Unknown principal, from a random address (one address failing 300 times would be slowed down to 429s).
+      await app.inject({ method: 'POST', url: '/tools/echo', headers: auth(`key-${token}`), payload: { text: 'x' }, remoteAddress: `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}` })
       await app.inject({ method: 'POST', url: '/tools/echo', headers: auth(KEYS.admin), payload: { text: '', [`field_${token}`]: token } }) // bad input
       await app.inject({ method: 'POST', url: `/tools/echo?mode=${token}`, headers: { ...auth(KEYS.admin), 'x-session-id': token }, payload: { text: token } })
       await app.inject({ method: 'GET', url: `/${token}/tools/${token}` }) // unknown path

@@ -4,7 +4,7 @@ import { ENV_KEYS } from '../../src/services/config.js'
 
 it('every environment variable the configuration reads is documented in the README', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
-  for (const name of [...Object.keys(ENV_KEYS), 'API_KEYS', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ALGORITHMS', 'JWT_JWKS_URL', 'JWT_KEY', 'JWT_SCOPE_CLAIM', 'CONFIG_FILE']) {
+  for (const name of [...Object.keys(ENV_KEYS), 'API_KEYS', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ALGORITHMS', 'JWT_JWKS_URL', 'JWT_KEY', 'JWT_SCOPE_CLAIM', 'JWT_PRINCIPAL_PREFIX', 'CONFIG_FILE']) {
     expect(readme, name).toContain(`\`${name}\``)
   }
 })

@@ -2,23 +2,50 @@ import type { Claim, IdempotencyStore, StoredResult } from './store.js'
 
 interface Entry {
   readonly fingerprint: string
+  readonly owner: string
   result: StoredResult | undefined
   expiresAt: number
+  bytes: number
 }
 
+export interface MemoryStoreOptions {
+  /** Most records at once, over all owners. */
+  readonly maxEntries?: number
+  /** Most bytes of records (keys and stored answers) at once, over all owners. */
+  readonly maxBytes?: number
+  /** Most bytes one owner (a principal) may hold; a new key past it is refused. */
+  readonly maxBytesPerOwner?: number
+  readonly now?: () => number
+}
+
+/** What one record costs besides its key and its answer: the Map entry, the object, the fingerprint. */
+const ENTRY_OVERHEAD = 256
+const NO_OWNER = ''
+
 /**
- * The embedded store: one process, bounded. Map order is insertion order, so the first
- * entries are the least recently written; when full, the oldest *finished* entry goes.
- * Running claims are never evicted (that could let a retry run a second time); there are
- * never more of them than calls in flight.
+ * The embedded store: one process, bounded in records and in bytes, overall and per owner.
+ *
+ * It never drops a record before its lifetime ends, so a retry within the TTL always finds its
+ * record and never runs a second time. When an owner's share or the whole store is full, a
+ * *new* key is refused (`full`) instead: one principal's traffic can use up its own share,
+ * never another's records. A claim is charged its key and a fixed overhead; the answer is
+ * charged when stored. The answer of a call that already ran is always stored, even past the
+ * share (the owner's next new keys are then refused), so the store can exceed `maxBytes` by at
+ * most the answers of the calls in flight.
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>()
+  readonly #owners = new Map<string, number>()
   readonly #maxEntries: number
+  readonly #maxBytes: number
+  readonly #maxBytesPerOwner: number
   readonly #now: () => number
+  #bytes = 0
 
-  constructor (options: { maxEntries?: number, now?: () => number } = {}) {
+  constructor (options: MemoryStoreOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 100_000
+    this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024
+    this.#maxBytesPerOwner = Math.min(options.maxBytesPerOwner ?? this.#maxBytes, this.#maxBytes)
     this.#now = options.now ?? Date.now
   }
 
@@ -26,44 +53,85 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.#entries.size
   }
 
-  async claim (key: string, fingerprint: string, ttlMs: number): Promise<Claim> {
+  /** Bytes held in all, or by one owner. */
+  bytes (owner?: string): number {
+    return owner === undefined ? this.#bytes : this.#owners.get(owner) ?? 0
+  }
+
+  async claim (key: string, fingerprint: string, ttlMs: number, owner: string = NO_OWNER): Promise<Claim> {
     const existing = this.#live(key)
     if (existing !== undefined) {
       return existing.result === undefined
         ? { state: 'running', fingerprint: existing.fingerprint }
         : { state: 'done', fingerprint: existing.fingerprint, result: existing.result }
     }
-    this.#evictIfFull()
-    this.#entries.set(key, { fingerprint, result: undefined, expiresAt: this.#now() + ttlMs })
+    this.#sweep()
+    const bytes = ENTRY_OVERHEAD + key.length * 2
+    if (this.bytes(owner) + bytes > this.#maxBytesPerOwner) return { state: 'full', scope: 'owner', retryAfterMs: this.#untilOldestExpires() }
+    if (this.#bytes + bytes > this.#maxBytes || this.#entries.size >= this.#maxEntries) return { state: 'full', scope: 'store', retryAfterMs: this.#untilOldestExpires() }
+    this.#put(key, { fingerprint, owner, result: undefined, expiresAt: this.#now() + ttlMs, bytes })
     return { state: 'claimed' }
   }
 
-  async complete (key: string, fingerprint: string, result: StoredResult, ttlMs: number): Promise<void> {
-    this.#entries.delete(key)
-    this.#entries.set(key, { fingerprint, result, expiresAt: this.#now() + ttlMs })
+  async complete (key: string, fingerprint: string, result: StoredResult, ttlMs: number, owner: string = NO_OWNER): Promise<void> {
+    this.#remove(key)
+    this.#put(key, { fingerprint, owner, result, expiresAt: this.#now() + ttlMs, bytes: ENTRY_OVERHEAD + key.length * 2 + sizeOf(result) })
   }
 
   async release (key: string): Promise<void> {
-    this.#entries.delete(key)
+    this.#remove(key)
   }
 
   #live (key: string): Entry | undefined {
     const entry = this.#entries.get(key)
     if (entry !== undefined && entry.expiresAt <= this.#now()) {
-      this.#entries.delete(key)
+      this.#remove(key)
       return undefined
     }
     return entry
   }
 
-  #evictIfFull (): void {
-    if (this.#entries.size < this.#maxEntries) return
+  /**
+   * Drop expired records from the front. Records are (re)inserted when claimed and when
+   * completed, each with now + TTL, so with one TTL the front is always the soonest to expire
+   * and the sweep stops at the first live record: no scan of the whole store per claim.
+   */
+  #sweep (): void {
     const now = this.#now()
     for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt <= now || entry.result !== undefined) {
-        this.#entries.delete(key)
-        if (this.#entries.size < this.#maxEntries) return
-      }
+      if (entry.expiresAt > now) return
+      this.#remove(key)
     }
+  }
+
+  #untilOldestExpires (): number {
+    const first = this.#entries.values().next()
+    return first.done === true ? 0 : Math.max(0, first.value.expiresAt - this.#now())
+  }
+
+  #put (key: string, entry: Entry): void {
+    this.#entries.set(key, entry)
+    this.#bytes += entry.bytes
+    this.#owners.set(entry.owner, this.bytes(entry.owner) + entry.bytes)
+  }
+
+  #remove (key: string): void {
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return
+    this.#entries.delete(key)
+    this.#bytes -= entry.bytes
+    const left = this.bytes(entry.owner) - entry.bytes
+    if (left <= 0) this.#owners.delete(entry.owner)
+    else this.#owners.set(entry.owner, left)
+  }
+}
+
+/** Bytes of a stored answer as JSON (UTF-16 length: a bound close enough for a quota). */
+function sizeOf (result: StoredResult): number {
+  try {
+    return (JSON.stringify(result)?.length ?? 0) * 2
+  } catch {
+    // A value JSON cannot carry never reached the caller either: charge it like a large answer.
+    return 1024 * 1024
   }
 }

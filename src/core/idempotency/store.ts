@@ -13,12 +13,17 @@ export type Claim =
   | { readonly state: 'claimed' }
   | { readonly state: 'running', readonly fingerprint: string }
   | { readonly state: 'done', readonly fingerprint: string, readonly result: StoredResult }
+  /** A new key is refused: the owner's share (`owner`) or the whole store (`store`) is full; nothing was evicted. */
+  | { readonly state: 'full', readonly scope: 'owner' | 'store', readonly retryAfterMs: number }
 
 export interface IdempotencyStore {
-  /** Claim `key` for a call with this input fingerprint, or tell what already holds it. */
-  claim (key: string, fingerprint: string, ttlMs: number): Promise<Claim>
+  /**
+   * Claim `key` for a call with this input fingerprint, or tell what already holds it. `owner`
+   * (the idempotency scope, a principal) lets a bounded store keep per-owner shares.
+   */
+  claim (key: string, fingerprint: string, ttlMs: number, owner?: string): Promise<Claim>
   /** Store the final result of the claimed call; it expires `ttlMs` from now. */
-  complete (key: string, fingerprint: string, result: StoredResult, ttlMs: number): Promise<void>
+  complete (key: string, fingerprint: string, result: StoredResult, ttlMs: number, owner?: string): Promise<void>
   /** Free a claim whose call never reached `execute`: the key may be used again. */
   release (key: string): Promise<void>
   close? (): Promise<void>

@@ -32,7 +32,8 @@ export async function idempotent (
   const scope = call.binding.idempotencyScope
   const storeKey = `${scope.length}:${scope}|${tool.id}|${key}`
   const fingerprint = fingerprintOf(input)
-  const claim = await guarded(() => store.claim(storeKey, fingerprint, ttlMs))
+  const claim = await guarded(() => store.claim(storeKey, fingerprint, ttlMs, scope))
+  if (claim.state === 'full') throw storeFull(claim.scope, claim.retryAfterMs)
   if (claim.state !== 'claimed') {
     if (claim.fingerprint !== fingerprint) throw new GatewayError('TOOLGATE_IDEMPOTENCY_MISMATCH', 'this idempotency key was used with a different input')
     if (claim.state === 'running') throw new GatewayError('TOOLGATE_CONFLICT', 'a call with this idempotency key is still running or its outcome is not known yet', { retryAfter: 1 })
@@ -40,19 +41,30 @@ export async function idempotent (
   }
   try {
     const value = await run()
-    await completeQuietly(store, storeKey, fingerprint, { type: 'value', value }, ttlMs)
+    await completeQuietly(store, storeKey, fingerprint, { type: 'value', value }, ttlMs, scope)
     return { value, replayed: false }
   } catch (error) {
     if (!record.executed) {
       await store.release(storeKey).catch(() => {})
     } else if (handle.late !== undefined) {
       // Aborted mid-run: the key stays claimed (retries get 409) until the tool really settles.
-      void handle.late.then(settled => completeQuietly(store, storeKey, fingerprint, settledResult(tool, settled), ttlMs))
+      void handle.late.then(settled => completeQuietly(store, storeKey, fingerprint, settledResult(tool, settled), ttlMs, scope))
     } else {
-      await completeQuietly(store, storeKey, fingerprint, errorResult(error), ttlMs)
+      await completeQuietly(store, storeKey, fingerprint, errorResult(error), ttlMs, scope)
     }
     throw error
   }
+}
+
+/**
+ * A full store refuses the new key rather than forget a record someone may retry: 429 when it
+ * is this caller's own share, 503 when the whole store is full. Nothing ran.
+ */
+function storeFull (scope: 'owner' | 'store', retryAfterMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  return scope === 'owner'
+    ? new GatewayError('TOOLGATE_IDEMPOTENCY_QUOTA', 'your idempotency records use up your share of the store; retry when older ones expire, or call without a key', { retryAfter })
+    : new GatewayError('TOOLGATE_STORE_UNAVAILABLE', 'the idempotency store is full', { retryAfter })
 }
 
 /** A store that cannot be reached fails the call closed: 503, nothing runs. */
@@ -68,9 +80,9 @@ async function guarded<T> (operation: () => Promise<T>): Promise<T> {
  * The call already took effect: a store failure now must not turn it into an error that
  * invites a retry. The claim then stays until it expires, so a retry gets 409, never a rerun.
  */
-async function completeQuietly (store: IdempotencyStore, key: string, fingerprint: string, result: StoredResult, ttlMs: number): Promise<void> {
+async function completeQuietly (store: IdempotencyStore, key: string, fingerprint: string, result: StoredResult, ttlMs: number, owner: string): Promise<void> {
   try {
-    await store.complete(key, fingerprint, result, ttlMs)
+    await store.complete(key, fingerprint, result, ttlMs, owner)
   } catch { /* see above: the claim expires on its own */ }
 }
 

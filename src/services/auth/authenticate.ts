@@ -13,10 +13,16 @@ export type AuthConfig = Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled'>
  * The caller's principal, or a thrown 401 (or 503 when the JWKS is down). Synchronous for API
  * keys and anonymous callers (no promise on the hot path); a JWT may return a promise.
  */
-export type Authenticate = (headers: AuthHeaders) => Principal | Promise<Principal>
+export type Authenticate = (headers: AuthHeaders, rawHeaders?: readonly string[]) => Principal | Promise<Principal>
 
 /** Every caller when no credentials are configured, or when auth is turned off. */
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call]), via: 'anonymous' })
+
+/**
+ * Who reads a route open to callers without credentials (the Swagger UI's page, or the whole
+ * document when the operator publishes it): no scopes at all, so it can call nothing.
+ */
+export const PUBLIC_READER: Principal = Object.freeze({ id: 'public', scopes: Object.freeze([]), via: 'anonymous' })
 
 /**
  * Build the authentication step. With no API keys and no JWT configured, or with `authDisabled`,
@@ -38,8 +44,8 @@ export function createAuthenticator (config: AuthConfig): Authenticate {
   if (config.authDisabled || (config.apiKeys.length === 0 && config.jwt === undefined)) return () => ANONYMOUS
   const byApiKey = apiKeyStep(config)
   const byJwt = config.jwt === undefined ? undefined : jwtStep(createJwtVerifier(config.jwt))
-  return headers => {
-    const credential = readCredential(headers)
+  return (headers, rawHeaders) => {
+    const credential = readCredential(headers, rawHeaders)
     switch (credential.kind) {
       case 'none': throw unauthenticated('missing', 'send an API key (X-Api-Key) or a bearer token (Authorization: Bearer)')
       case 'malformed': throw unauthenticated('malformed', credential.problem, 'invalid_request')

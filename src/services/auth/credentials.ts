@@ -23,7 +23,8 @@ export function looksLikeJwt (token: string): boolean {
  * `Authorization: Bearer <token>` (scheme names are case-insensitive, RFC 9110). More than one
  * credential is refused rather than guessing which one counts (RFC 6750 section 2).
  */
-export function readCredential (headers: AuthHeaders): Credential {
+export function readCredential (headers: AuthHeaders, rawHeaders?: readonly string[]): Credential {
+  if (rawHeaders !== undefined && repeatsCredential(rawHeaders)) return { kind: 'malformed', problem: 'a credential header is repeated' }
   const apiKey = single(headers['x-api-key'])
   const authorization = single(headers.authorization)
   if (apiKey === null || authorization === null) return { kind: 'malformed', problem: 'a credential header is repeated' }
@@ -41,6 +42,19 @@ function fromAuthorization (value: string): Credential {
   if (scheme === 'bearer') return { kind: 'bearer', value: token }
   if (scheme === 'apikey') return { kind: 'api-key', value: token }
   return { kind: 'malformed', problem: 'unsupported authorization scheme; use Bearer or ApiKey' }
+}
+
+/**
+ * Node keeps only the first of repeated `Authorization` headers (and joins repeated `X-Api-Key`
+ * values with a comma), so a repeat can only be seen in the raw name/value list.
+ */
+function repeatsCredential (rawHeaders: readonly string[]): boolean {
+  let seen = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if ((name.length === 13 && name.toLowerCase() === 'authorization') || (name.length === 9 && name.toLowerCase() === 'x-api-key')) seen++
+  }
+  return seen > 1
 }
 
 /** The header's one value, trimmed; `undefined` when absent, `null` when repeated. */

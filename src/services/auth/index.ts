@@ -2,7 +2,7 @@
  * Who may call: authentication (API keys, JWT bearer tokens), scopes and permission rules.
  * Plain functions over headers and ids, no HTTP framework; the admission plugin adapts them.
  */
-export { createAuthenticator, ANONYMOUS, type Authenticate, type AuthConfig } from './authenticate.js'
+export { createAuthenticator, ANONYMOUS, PUBLIC_READER, type Authenticate, type AuthConfig } from './authenticate.js'
 export { createApiKeyVerifier, hashApiKey, type ApiKey } from './api-keys.js'
 export { createJwtVerifier, type JwtConfig } from './jwt.js'
 export { JwtVerificationError, JwksUnavailableError, type JwtFailureReason } from './jwt-errors.js'

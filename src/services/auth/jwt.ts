@@ -19,8 +19,8 @@ const MAX_SUBJECT = 128
  *
  * @example
  * const verify = createJwtVerifier({ issuer: 'https://idp.example', audience: 'toolgate',
- *   algorithms: ['HS256'], key: 'a-shared-secret-of-at-least-32-bytes', scopeClaim: 'scope', clockToleranceSec: 5 })
- * const principal = await verify(token) // { id: 'alice', scopes: ['tools:read'], via: 'jwt' }
+ *   algorithms: ['HS256'], key: 'a-shared-secret-of-at-least-32-bytes', scopeClaim: 'scope', clockToleranceSec: 5, principalPrefix: 'jwt:' })
+ * const principal = await verify(token) // { id: 'jwt:alice', scopes: ['tools:read'], via: 'jwt' }
  */
 export function createJwtVerifier (jwt: JwtConfig): (token: string) => Promise<Principal> {
   const { algorithms, getKey } = jwtKeySource(jwt)
@@ -38,16 +38,26 @@ export function createJwtVerifier (jwt: JwtConfig): (token: string) => Promise<P
     } catch (error) {
       throw jwtFailure(error)
     }
-    return principalOf(payload, jwt.scopeClaim)
+    // jose checks `iat` only against a maximum token age: a token "issued" in the future would
+    // otherwise stay valid for longer than its issuer meant, so allow the clock skew and no more.
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + jwt.clockToleranceSec) {
+      throw new JwtVerificationError('invalid_token', 'token issued in the future')
+    }
+    return principalOf(payload, jwt.scopeClaim, jwt.principalPrefix)
   }
 }
 
-function principalOf (payload: JWTPayload, scopeClaim: string): Principal {
+/**
+ * The principal of a verified token. Its id carries `principalPrefix` (`jwt:` by default), so a
+ * token whose `sub` is `alice` is never the API key principal `alice`: the two share no notes,
+ * idempotency records, sessions or rules unless the operator empties the prefix on purpose.
+ */
+function principalOf (payload: JWTPayload, scopeClaim: string, prefix: string): Principal {
   const { sub } = payload
   if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT) {
     throw new JwtVerificationError('invalid_token', 'subject claim missing or invalid')
   }
-  return Object.freeze({ id: sub, scopes: Object.freeze(scopesOf(payload[scopeClaim])), via: 'jwt' })
+  return Object.freeze({ id: prefix + sub, scopes: Object.freeze(scopesOf(payload[scopeClaim])), via: 'jwt' })
 }
 
 /** OAuth's space-separated `scope` string, or an array of strings (`scp`, `roles`, ...). */

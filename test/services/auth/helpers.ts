@@ -32,6 +32,8 @@ export interface TokenOptions {
   readonly audience?: string
   readonly subject?: string | null
   readonly expiresAt?: number | string | null
+  /** `iat` in seconds (default: now). */
+  readonly issuedAt?: number
 }
 
 /** A signed token with good defaults; `null` leaves a claim out. */
@@ -40,7 +42,7 @@ export async function sign (key: CryptoKey | Uint8Array, payload: JWTPayload = {
     .setProtectedHeader({ alg: options.alg ?? 'ES256', ...(options.kid === undefined ? {} : { kid: options.kid }) })
     .setIssuer(options.issuer ?? ISSUER)
     .setAudience(options.audience ?? AUDIENCE)
-    .setIssuedAt()
+    .setIssuedAt(options.issuedAt)
   if (options.subject !== null) jwt.setSubject(options.subject ?? 'alice')
   if (options.expiresAt !== null) jwt.setExpirationTime(options.expiresAt ?? '5m')
   return await jwt.sign(key)

@@ -36,8 +36,8 @@ describe('JWT with a JWKS URL', () => {
     const authenticate = authenticatorFor('/jwks.json')
     const before = requests
     const token = await sign(keys.privateKey, { scope: 'tools:read' }, { kid: 'k1' })
-    expect(await authenticate(bearer(token))).toEqual({ id: 'alice', scopes: ['tools:read'], via: 'jwt' })
-    expect(await authenticate(bearer(token))).toEqual({ id: 'alice', scopes: ['tools:read'], via: 'jwt' })
+    expect(await authenticate(bearer(token))).toEqual({ id: 'jwt:alice', scopes: ['tools:read'], via: 'jwt' })
+    expect(await authenticate(bearer(token))).toEqual({ id: 'jwt:alice', scopes: ['tools:read'], via: 'jwt' })
     expect(requests - before).toBe(1)
   })
 

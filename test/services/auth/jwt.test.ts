@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createJwtVerifier } from '../../../src/services/auth/index.js'
-import { ConfigError } from '../../../src/services/config.js'
+import { createJwtVerifier, hashApiKey } from '../../../src/services/auth/index.js'
+import { ConfigError, parseConfig } from '../../../src/services/config.js'
 import { esKeys, expect401, HS_SECRET, jwtConfig, nowSec, secretBytes, sign, unsecuredToken, type EsKeys } from './helpers.js'
 import { promisedAuthenticator, type PromisedAuthenticate } from './helpers.js'
 
@@ -18,7 +18,7 @@ const bearer = (token: string): { authorization: string } => ({ authorization: `
 describe('JWT with a static ES256 public key', () => {
   it('accepts a valid token: sub is the principal, scopes come from the scope claim', async () => {
     const principal = await authenticate(bearer(await sign(keys.privateKey)))
-    expect(principal).toEqual({ id: 'alice', scopes: ['tools:read', 'tools:call'], via: 'jwt' })
+    expect(principal).toEqual({ id: 'jwt:alice', scopes: ['tools:read', 'tools:call'], via: 'jwt' })
   })
 
   it('refuses an expired token with reason expired', async () => {
@@ -29,7 +29,7 @@ describe('JWT with a static ES256 public key', () => {
 
   it('accepts a token expired less than the clock tolerance ago', async () => {
     const token = await sign(keys.privateKey, {}, { expiresAt: nowSec() - 2 })
-    expect((await authenticate(bearer(token))).id).toBe('alice')
+    expect((await authenticate(bearer(token))).id).toBe('jwt:alice')
   })
 
   it('refuses a token for another audience', async () => {
@@ -87,7 +87,7 @@ describe('JWT with a static ES256 public key', () => {
 
   it('accepts a PEM whose newlines arrive as \\n escapes (an environment variable)', async () => {
     const verify = createJwtVerifier(jwtConfig({ key: keys.pem.replace(/\n/g, '\\n') }))
-    expect((await verify(await sign(keys.privateKey))).id).toBe('alice')
+    expect((await verify(await sign(keys.privateKey))).id).toBe('jwt:alice')
   })
 })
 
@@ -96,7 +96,7 @@ describe('JWT with an HS256 shared secret', () => {
 
   it('accepts a valid token and reads an array scope claim', async () => {
     const token = await sign(secretBytes(), { scp: ['tools:read'] }, { alg: 'HS256' })
-    expect(await verify(token)).toEqual({ id: 'alice', scopes: ['tools:read'], via: 'jwt' })
+    expect(await verify(token)).toEqual({ id: 'jwt:alice', scopes: ['tools:read'], via: 'jwt' })
   })
 
   it('gives no scopes when the scope claim is absent', async () => {
@@ -124,6 +124,37 @@ describe('JWT configuration checked at start-up', () => {
 
   it('keeps the default RS256,ES256 list usable with an EC key', async () => {
     const verify = createJwtVerifier(jwtConfig({ key: keys.pem, algorithms: 'RS256,ES256' }))
-    expect((await verify(await sign(keys.privateKey))).id).toBe('alice')
+    expect((await verify(await sign(keys.privateKey))).id).toBe('jwt:alice')
+  })
+})
+
+describe('JWT issue time and principal names', () => {
+  it('refuses a token issued further in the future than the clock tolerance', async () => {
+    const token = await sign(keys.privateKey, { scope: 'tools:call' }, { issuedAt: nowSec() + 120 })
+    const error = await expect401(authenticate(bearer(token)), 'invalid_token')
+    expect(error.message).toBe('token issued in the future')
+  })
+
+  it('accepts a token issued in the future within the clock tolerance (5 s)', async () => {
+    const token = await sign(keys.privateKey, { scope: 'tools:call' }, { issuedAt: nowSec() + 3 })
+    expect((await authenticate(bearer(token))).id).toBe('jwt:alice')
+  })
+
+  it('keeps an API key principal and a token subject of the same name apart', async () => {
+    const both = promisedAuthenticator({ apiKeys: [{ principal: 'alice', sha256: hashApiKey('alices-key'), scopes: ['tools:call'] }], jwt: jwtConfig({ key: keys.pem }), authDisabled: false })
+    const byKey = await both({ 'x-api-key': 'alices-key' })
+    const byToken = await both(bearer(await sign(keys.privateKey)))
+    expect(byKey.id).toBe('alice')
+    expect(byToken.id).not.toBe(byKey.id)
+  })
+
+  it('maps subjects onto plain principal ids only when the operator empties the prefix', async () => {
+    const merged = promisedAuthenticator({ apiKeys: [], jwt: jwtConfig({ key: keys.pem, principalPrefix: '' }), authDisabled: false })
+    expect((await merged(bearer(await sign(keys.privateKey)))).id).toBe('alice')
+  })
+
+  it('refuses at start-up an API key principal that a token subject could also name', () => {
+    expect(() => parseConfig({ apiKeys: [{ principal: 'jwt:alice', sha256: 'a'.repeat(64) }], jwt: jwtConfig({ key: keys.pem }) }))
+      .toThrow(/principal "jwt:alice" starts with the JWT principal prefix/)
   })
 })

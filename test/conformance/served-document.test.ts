@@ -1,0 +1,148 @@
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool } from '../../src/index.js'
+import { hashApiKey } from '../../src/services/auth/index.js'
+import { loadToolsFromDir } from '../../src/services/loader.js'
+import { httpTools } from '../fixtures/http-tools.js'
+import { API_KEYS, auth, KEYS, testApp } from '../http/helpers.js'
+import { ResponseValidator, type Operation } from './validator.js'
+
+const NO_SCOPES = 'no-scopes-key-0123456789'
+const keyed = defineTool({
+  id: 'keyed', kind: 'write', description: 'Needs an idempotency key.', isReadOnly: false, isConcurrencySafe: false, requiresIdempotencyKey: true,
+  inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }), authorize () {}, execute: ({ n }) => ({ n }),
+})
+const tools = [...httpTools, keyed]
+/** A valid input per tool; the rest take `{}`. `approval_request` waits for a person: it only gets dry runs of a valid input. */
+const VALID: Record<string, unknown> = {
+  echo: { text: 'hi' }, slow_write: { ms: 1 }, guarded: { deny: false }, keyed: { n: 1 },
+  notes_write: { key: 'todo', text: 'milk' }, notes_read: { key: 'todo' }, notes_delete: { key: 'todo' },
+  ledger_transfer: { from: 'alice', to: 'bob', amount: 100 }, url_fetch: { url: 'https://example.com/' },
+  approval_grant: { ticket: 'no-such-ticket', decision: 'approve' },
+}
+const DRY_ONLY: Record<string, unknown> = { approval_request: { question: 'May I?' } }
+
+type Variant = { label: string, request: InjectOptions }
+
+/** Valid and invalid requests for one operation: each answer must be documented and match. */
+function variants (path: string, method: string, operation: Operation, firstTool: string): Variant[] {
+  // `{id}` takes a tool id; any other path parameter (another plugin's routes) an unknown value.
+  const fill = (id: string): string => path.replace('{id}', id).replace(/\{[^}]+\}/g, 'unknown')
+  const url = fill(firstTool)
+  const admin = auth(KEYS.admin)
+  if (method === 'get') {
+    return [
+      { label: 'valid', request: { method: 'GET', url, headers: admin } },
+      { label: 'no credentials', request: { method: 'GET', url } },
+      { label: 'no scopes', request: { method: 'GET', url, headers: auth(NO_SCOPES) } },
+      { label: 'wrong key', request: { method: 'GET', url, headers: auth('wrong-key-0123456789') } },
+      { label: 'credential in the query', request: { method: 'GET', url: `${url}?access_token=x`, headers: admin } },
+      ...(path.includes('{')
+        ? [
+            { label: 'unknown id', request: { method: 'GET' as const, url: fill('not_a_tool'), headers: admin } },
+            { label: 'inactive id', request: { method: 'GET' as const, url: fill('admin_only'), headers: auth(KEYS.caller) } },
+            { label: 'over-long id', request: { method: 'GET' as const, url: fill('a'.repeat(70)), headers: admin } },
+            { label: 'bad session id', request: { method: 'GET' as const, url, headers: { ...admin, 'x-session-id': 'bad session' } } },
+          ]
+        : []),
+    ]
+  }
+  const toolId = path.slice(path.lastIndexOf('/') + 1)
+  const valid = VALID[toolId] ?? {}
+  // Each call in a session of its own, so a tool that never settles (hang) holds up nothing else.
+  let session = 0
+  const json = (payload: unknown, headers: Record<string, string> = admin, query = ''): InjectOptions => ({
+    method: 'POST', url: `${url}${query}`, headers: { 'x-session-id': `s${session++}`, ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(payload),
+  })
+  const key: Record<string, string> = operation.parameters?.some(p => p.name === 'idempotency-key' && p.required === true) === true ? { 'idempotency-key': `k-${toolId}` } : {}
+  return [
+    { label: 'valid', request: json(valid, { ...admin, ...key }) },
+    { label: 'valid, replayed with the same key', request: json(valid, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
+    { label: 'valid, replayed again', request: json(valid, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
+    { label: 'same key, other input', request: json({ other: true }, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
+    { label: 'invalid idempotency key', request: json(valid, { ...admin, 'idempotency-key': 'not valid' }) },
+    { label: 'dry run', request: json(DRY_ONLY[toolId] ?? valid, admin, '?dryRun=true') },
+    { label: 'dryRun=maybe', request: json(valid, admin, '?dryRun=maybe') },
+    { label: 'plan mode', request: json(valid, admin, '?mode=plan') },
+    { label: 'escalate', request: json(valid, admin, '?escalate=true') },
+    { label: 'invalid input', request: json({ unexpected: [1, 2] }) },
+    { label: 'not an object', request: json('a string') },
+    { label: 'malformed JSON', request: { method: 'POST', url, headers: { ...admin, 'content-type': 'application/json' }, payload: '{"a":' } },
+    { label: 'text/plain', request: { method: 'POST', url, headers: { ...admin, 'content-type': 'text/plain' }, payload: 'hi' } },
+    { label: 'body over the limit', request: json({ pad: 'x'.repeat(5_000) }) },
+    { label: 'no credentials', request: json(valid, {}) },
+    { label: 'no scopes', request: json(valid, auth(NO_SCOPES)) },
+    { label: 'read-only principal', request: json(valid, auth(KEYS.reader)) },
+    { label: 'inactive for the caller', request: json(valid, { ...auth(KEYS.caller), ...key }) },
+    { label: 'bad session id', request: json(valid, { ...admin, 'x-session-id': 'bad session' }) },
+    { label: 'credential in the query', request: json(valid, admin, '?api_key=x') },
+  ]
+}
+
+async function conformanceOf (app: FastifyInstance, firstTool: string): Promise<void> {
+  const served = await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })
+  const document = served.json<{ paths: Record<string, Record<string, Operation>> }>()
+  const validator = new ResponseValidator(document)
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const { label, request } of variants(path, method, operation, firstTool)) {
+        validator.check(path, method, await app.inject(request), `${label} (${operation.operationId ?? path})`)
+      }
+    }
+  }
+}
+
+describe('the served document tells the truth (Ajv against /openapi.json)', () => {
+  it('the check itself fails on an undocumented status, a wrong media type and a body that does not match', async () => {
+    const app = await testApp({}, tools)
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, Record<string, Operation>> }>()
+    const ok = await app.inject({ method: 'POST', url: '/tools/echo', headers: auth(KEYS.admin), payload: { text: 'hi' } })
+    const validator = (): ResponseValidator => new ResponseValidator(structuredClone(document))
+    validator().check('/tools/echo', 'post', ok, 'as served')
+    const undocumented = structuredClone(document)
+    delete undocumented.paths['/tools/echo']!.post!.responses['200']
+    expect(() => { new ResponseValidator(undocumented).check('/tools/echo', 'post', ok, 'x') }).toThrow(/not documented/)
+    const lying = structuredClone(document)
+    lying.paths['/tools/echo']!.post!.responses['200']!.content!['application/json']!.schema = { type: 'object', required: ['nope'] }
+    expect(() => { new ResponseValidator(lying).check('/tools/echo', 'post', ok, 'x') }).toThrow(/does not match/)
+    const dry = await app.inject({ method: 'POST', url: '/tools/echo?dryRun=true', headers: auth(KEYS.admin), payload: { text: 'hi' } })
+    const noDryType = structuredClone(document)
+    delete noDryType.paths['/tools/echo']!.post!.responses['200']!.content!['application/vnd.toolgate.dry-run+json']
+    expect(() => { new ResponseValidator(noDryType).check('/tools/echo', 'post', dry, 'x') }).toThrow(/answered application\/vnd/)
+  })
+
+  it('every answer to valid and invalid requests of every operation is documented and validates', async () => {
+    const app = await testApp({
+      apiKeys: [...API_KEYS, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }],
+      bodyLimit: 4_096,
+      // Wrong keys are part of the probe: leave them unthrottled here (the throttle's 429 is tested on its own).
+      authFailureLimit: 0,
+    }, tools)
+    await conformanceOf(app, 'echo')
+  }, 60_000)
+
+  it('so does every answer of the shipped tools', async () => {
+    const shipped = await loadToolsFromDir(fileURLToPath(new URL('../../tools', import.meta.url)))
+    const app = await testApp({ apiKeys: [...API_KEYS, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }], bodyLimit: 4_096, authFailureLimit: 0 }, shipped)
+    await conformanceOf(app, 'time_now')
+  }, 60_000)
+})
+
+describe('other methods on documented paths', () => {
+  it('answer 405 problem+json with Allow, as each operation of the path documents', async () => {
+    const app = await testApp({}, tools)
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, Record<string, Operation>> }>()
+    const validator = new ResponseValidator(document)
+    for (const [path, item] of Object.entries(document.paths)) {
+      const url = path.replace(/\{[^}]+\}/g, 'echo')
+      for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+        const response = await app.inject({ method, url, headers: auth(KEYS.admin) })
+        expect(response.statusCode).toBe(405)
+        expect(String(response.headers.allow)).toMatch(/GET|POST/)
+        for (const documented of Object.keys(item)) validator.check(path, documented, response, `${method} ${url}`)
+      }
+    }
+  })
+})
