@@ -99,7 +99,7 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
         operationId: `${action}Approval`, tags: ['approvals'], summary: `${action === 'approve' ? 'Approve' : 'Reject'} a pending approval`,
         description: `Needs \`tools:approve\`; nobody decides their own request. ${action === 'approve' ? 'The requester then re-sends the call with `Approval-Id`; it runs once.' : 'The requester\'s retry answers 403 with your note.'}`,
         security: SECURITY, params: Params, body: DecisionBody.nullish(),
-        response: { 200: ApprovalSchema, ...problemResponses([400, 401, 403, 404, 409, 415, 503]) },
+        response: { 200: ApprovalSchema, ...problemResponses([400, 401, 403, 404, 409, 410, 413, 415, 503]) },
       },
     }, async request => {
       refuseCrossSite(request)

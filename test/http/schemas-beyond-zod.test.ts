@@ -52,7 +52,7 @@ describe('tools with non-zod schemas over HTTP', () => {
 
   it('the OpenAPI document carries the same schemas in each operation and validates', async () => {
     const app = await testApp({}, tools)
-    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { post: Record<string, any> }> }>()
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, { post: Record<string, any> }> }>()
     for (const id of [...FOREIGN, 'mixed_order']) {
       const listing = (await app.inject({ method: 'GET', url: `/tools/${id}`, headers: auth(KEYS.admin) })).json<{ inputSchema: unknown, outputSchema: unknown }>()
       const operation = document.paths[`/tools/${id}`]!.post
@@ -68,7 +68,7 @@ describe('tools with non-zod schemas over HTTP', () => {
     expect((await app.inject(post('ark_tree', tree))).json()).toEqual(tree)
     const body = expectProblem(await app.inject(post('ark_tree', { value: 'root', children: [{ value: 'a', children: [{ value: 2 }] }] })), 400, 'TOOLGATE_INVALID_INPUT')
     expect((body.errors as Array<{ pointer: string }>).map(e => e.pointer)).toEqual(['/children/0/children/0/value'])
-    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { post: Record<string, any> }>, components: { schemas: Record<string, unknown> } }>()
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, { post: Record<string, any> }>, components: { schemas: Record<string, unknown> } }>()
     const { $ref } = document.paths['/tools/ark_tree']!.post.requestBody.content['application/json'].schema as { $ref: string }
     expect($ref).toMatch(/^#\/components\/schemas\/ark_tree_input_/)
     expect(document.components.schemas[$ref.split('/').at(-1)!]).toMatchObject({ type: 'object', required: ['value'] })
