@@ -1,12 +1,12 @@
-import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
 import { createLedgerTools, LARGE_TRANSFER_CENTS } from '../../tools/ledger.js'
 import { MemoryLedgerStore } from '../../tools/ledger/store.js'
+import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
 
 /*
  * The approvals page in a real browser: Debian's chromium, driven by playwright-core. The
@@ -14,9 +14,6 @@ import { MemoryLedgerStore } from '../../tools/ledger/store.js'
  * would add it), so the page and its fetch POST are authenticated the same way as the API.
  */
 
-const CHROMIUM = '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-if (!HAVE_CHROMIUM) console.warn(`[skip] browser test: no ${CHROMIUM} (apt-get install chromium)`)
 
 const KEYS = { agent: 'agent-key-0123456789', approver: 'approver-key-0123456789' }
 let app: FastifyInstance
@@ -34,10 +31,7 @@ beforeAll(async () => {
   const tools = createLedgerTools(new MemoryLedgerStore({ alice: 200_000, bob: 0 }), { approvalAboveCents: LARGE_TRANSFER_CENTS })
   app = await buildApp({ config, tools })
   base = await app.listen({ host: '127.0.0.1', port: 0 })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
+  browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
