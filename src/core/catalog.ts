@@ -8,7 +8,7 @@ import { invoke } from './pipeline.js'
 import type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
-import { Scheduler } from './scheduler.js'
+import { Scheduler, type SlotScheduler } from './scheduler.js'
 import { isActive } from './steps/gates.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
 
@@ -18,6 +18,11 @@ export interface CatalogOptions {
   readonly onRecord?: (record: CallRecord) => void
   /** Where idempotency records live (default: in memory, bounded) and for how long. */
   readonly idempotency?: { readonly store?: IdempotencyStore, readonly ttlMs?: number }
+  /**
+   * Schedulers shared with other processes (the gateway's Redis ones, with `REDIS_URL`):
+   * `domains` for the concurrency domains, `tools` for the per-tool limits. Default: in process.
+   */
+  readonly schedulers?: { readonly domains: SlotScheduler, readonly tools: SlotScheduler }
 }
 
 export interface BindOptions<App> {
@@ -79,8 +84,8 @@ export class ToolCatalog<App = unknown> {
     this.options = CoreOptionsSchema.parse(options.core ?? {})
     this.#env = {
       tools: this.#byId,
-      scheduler: new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
-      toolScheduler: new Scheduler({ maxQueuePerDomain: 0 }),
+      scheduler: options.schedulers?.domains ?? new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
+      toolScheduler: options.schedulers?.tools ?? new Scheduler({ maxQueuePerDomain: 0 }),
       options: this.options,
       isClosing: () => this.#closing,
       begin: control => { this.#inFlight.add(control) },
@@ -109,7 +114,7 @@ export class ToolCatalog<App = unknown> {
     return this.tools.filter(tool => tool.active === undefined || isActive(tool, app))
   }
 
-  get scheduler (): Scheduler {
+  get scheduler (): SlotScheduler {
     return this.#env.scheduler
   }
 
