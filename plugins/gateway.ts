@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
 import { RedisIdempotencyStore } from '../src/services/redis/idempotency-store.js'
+import { createSharedSlots } from '../src/services/redis/shared-slots.js'
 import { VERSION } from '../src/services/version.js'
 import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
@@ -40,6 +41,11 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     up: () => { app.log.info('redis reachable again') },
   })
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
+  // With Redis, concurrency domains and per-tool limits hold across replicas too.
+  const slots = config.redisUrl === undefined
+    ? undefined
+    : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
+  await slots?.ready(2_000)
   // `catalog` is read at scrape time only, once it exists.
   const metrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued })
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
@@ -55,6 +61,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
+    schedulers: slots,
   })
   const facts: GatewayFacts = {
     version: VERSION,
@@ -85,6 +92,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)
+    await slots?.close()
     redis?.disconnect()
   })
   return catalog

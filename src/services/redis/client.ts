@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { Redis, type RedisOptions } from 'ioredis'
 
 export interface RedisSettings {
   readonly url: string
@@ -11,13 +11,14 @@ export interface RedisSettings {
  * rejects at once (the caller answers 503), and the client keeps reconnecting in the
  * background, so the gateway recovers without a restart.
  */
-export function createRedisClient (url: string, events: RedisEvents = {}): Redis {
+export function createRedisClient (url: string, events: RedisEvents = {}, overrides: RedisOptions = {}): Redis {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: attempt => Math.min(attempt * 100, 2_000),
     lazyConnect: false,
+    ...overrides,
   })
   // Without a listener ioredis prints every failed reconnect to stderr. Report the transitions
   // (up to down, down to up) once each, not every attempt.

@@ -1,0 +1,117 @@
+/*
+ * The concurrency slots of one domain, shared by every replica, as one Lua script: each
+ * operation reads and changes the domain atomically, so admission is decided in one place
+ * whatever replica a call arrived at. Times are Redis's own clock (TIME), never a replica's,
+ * so clock skew between replicas cannot stretch or shorten a lease.
+ *
+ * KEYS: 1 holders (zset member -> lease expiry), 2 queue (zset member -> arrival number),
+ *       3 waiter expiry (zset member -> expiry), 4 counts (hash s, x, gn, gt),
+ *       5 tokens (hash member -> fencing token), 6 fence counter, 7 arrival counter
+ * ARGV: 1 operation, 2 member, 3 lease ms, 4 max queue, 5 wake-up channel prefix, 6.. more members
+ * A member is `kind|replica|n|limit|tool`: kind s (shared), x (exclusive) or g (group of `tool`
+ * up to `limit`); `replica` names the wake-up channel of the replica that waits for it.
+ *
+ * Replies: acquire {1, token} granted, {0} queued, {2} queue full; poll {1, token}, {0} still
+ * queued, {3} gone (its waiter entry expired); cancel {0} left the queue, {1} it had been
+ * granted and is released now; release {}; renew {lost members...}.
+ */
+export const SLOT_SCRIPT = `
+local holders, queue, waitx, counts, tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local op, member, leaseMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local function parse (m)
+  local _, _, kind, replica, _, limit, tool = string.find(m, '^(%a)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  return kind, replica, tonumber(limit), tool
+end
+
+local function canStart (m)
+  local kind, _, limit, tool = parse(m)
+  local c = redis.call('HMGET', counts, 's', 'x', 'gn', 'gt')
+  local shared, gn = tonumber(c[1] or '0'), tonumber(c[3] or '0')
+  if c[2] then return false end
+  if kind == 's' then return gn == 0 end
+  if kind == 'x' then return shared == 0 and gn == 0 end
+  return shared == 0 and (gn == 0 or (c[4] == tool and gn < limit))
+end
+
+local function occupy (m)
+  local kind, _, _, tool = parse(m)
+  if kind == 's' then redis.call('HINCRBY', counts, 's', 1)
+  elseif kind == 'x' then redis.call('HSET', counts, 'x', 1)
+  else redis.call('HINCRBY', counts, 'gn', 1); redis.call('HSET', counts, 'gt', tool) end
+  local token = redis.call('INCR', KEYS[6])
+  redis.call('ZADD', holders, now + leaseMs, m)
+  redis.call('HSET', tokens, m, token)
+  return token
+end
+
+local function vacate (m)
+  if redis.call('ZREM', holders, m) == 0 then return end
+  redis.call('HDEL', tokens, m)
+  local kind = parse(m)
+  if kind == 's' then
+    if redis.call('HINCRBY', counts, 's', -1) <= 0 then redis.call('HDEL', counts, 's') end
+  elseif kind == 'x' then redis.call('HDEL', counts, 'x')
+  elseif redis.call('HINCRBY', counts, 'gn', -1) <= 0 then redis.call('HDEL', counts, 'gn', 'gt') end
+end
+
+local function leaveQueue (m)
+  redis.call('ZREM', waitx, m)
+  return redis.call('ZREM', queue, m)
+end
+
+-- Holders and waiters whose replica stopped renewing them (it died, or lost Redis) go.
+local function purge ()
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', holders, '-inf', now)) do vacate(m) end
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', waitx, '-inf', now)) do leaveQueue(m) end
+end
+
+-- Admit from the head of the queue, in arrival order, while the head may start.
+local function pump ()
+  while true do
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if not head or not canStart(head) then return end
+    leaveQueue(head)
+    local token = occupy(head)
+    local _, replica = parse(head)
+    redis.call('PUBLISH', ARGV[5] .. replica, head .. ' ' .. token)
+  end
+end
+
+purge()
+pump()
+if op == 'acquire' then
+  if redis.call('ZCARD', queue) == 0 and canStart(member) then return { 1, occupy(member) } end
+  if redis.call('ZCARD', queue) >= tonumber(ARGV[4]) then return { 2 } end
+  redis.call('ZADD', queue, redis.call('INCR', KEYS[7]), member)
+  redis.call('ZADD', waitx, now + leaseMs, member)
+  return { 0 }
+elseif op == 'poll' then
+  local token = redis.call('HGET', tokens, member)
+  if token then return { 1, tonumber(token) } end
+  if not redis.call('ZSCORE', queue, member) then return { 3 } end
+  redis.call('ZADD', waitx, now + leaseMs, member)
+  return { 0 }
+elseif op == 'cancel' then
+  if leaveQueue(member) == 1 then pump(); return { 0 } end
+  vacate(member)
+  pump()
+  return { 1 }
+elseif op == 'release' then
+  vacate(member)
+  pump()
+  return {}
+elseif op == 'renew' then
+  local lost = {}
+  for i = 2, #ARGV do
+    if i ~= 3 and i ~= 4 and i ~= 5 then
+      if redis.call('ZSCORE', holders, ARGV[i]) then redis.call('ZADD', holders, now + leaseMs, ARGV[i])
+      else table.insert(lost, ARGV[i]) end
+    end
+  end
+  return lost
+end
+return redis.error_reply('unknown slot operation ' .. op)
+`
