@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, describe, expect, it } from 'vitest'
-import { defineTool, type AnyTool } from '../../src/index.js'
-import declarations from '../fixtures/replica-tools/slots.js'
-import { auth, KEYS, testApp } from '../http/helpers.js'
-import { violations, type Ran } from './intervals.js'
+import { testApp } from '../http/helpers.js'
+import { violations } from './intervals.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
+import { call, slotTools } from './slot-http.js'
 
 /* Two gateways on one Redis, one session: CONTRACT section 3 holds over both, through HTTP. */
 
-export const slotTools: AnyTool[] = declarations.map(declaration => defineTool(declaration))
 const prefixes: string[] = []
 afterAll(async () => { await Promise.all(prefixes.map(cleanPrefix)) })
 
@@ -19,11 +17,6 @@ async function twoReplicas (overrides: Parameters<typeof testApp>[0] = {}): Prom
   return await Promise.all([testApp(config, slotTools), testApp(config, slotTools)]) as [FastifyInstance, FastifyInstance]
 }
 
-export async function call (app: FastifyInstance, tool: string, ms: number, session = 'one-session'): Promise<{ status: number, ran?: Ran, headers: Record<string, unknown>, code?: string }> {
-  const response = await app.inject({ method: 'POST', url: `/tools/${tool}`, payload: { ms }, headers: { ...auth(KEYS.caller), 'x-session-id': session } })
-  const body = response.json() as Omit<Ran, 'tool'> & { code?: string }
-  return response.statusCode === 200 ? { status: 200, ran: { tool, ...body }, headers: response.headers } : { status: response.statusCode, headers: response.headers, code: body.code }
-}
 
 describe.skipIf(!HAVE_REDIS)('two gateways on one Redis: one session acts as one', () => {
   it('calls of a tool that is not concurrency-safe, sent alternately to both, never overlap, and carry increasing fencing tokens', async () => {

@@ -86,7 +86,10 @@ export class RedisSlotScheduler implements SlotScheduler {
       else if (reply[0] === 2) this.#refuse(waiter, new QueueFullError(domain, maxQueue))
       else { waiter.state = 'queued'; this.#queued++ }
     }, () => {
-      if (waiter.state === 'asking') this.#refuse(waiter, unavailable())
+      if (waiter.state !== 'asking') return
+      this.#refuse(waiter, unavailable())
+      // A timed-out acquire may still run once Redis answers again (a paused Redis): take it back.
+      this.#call('cancel', domain, member).catch(() => {})
     })
     return {
       cancel: () => {
