@@ -42,7 +42,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   })
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
   // With Redis, concurrency domains and per-tool limits hold across replicas too.
-  const slots = config.redisUrl === undefined
+  const slots = config.redisUrl === undefined || config.concurrencyStore === 'memory'
     ? undefined
     : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
   await slots?.ready(2_000)

@@ -66,6 +66,8 @@ export const ConfigSchema = z.object({
   redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
   /** With `redisUrl`: a concurrency slot of a replica that stopped renewing it (it died) is freed after this long. */
   slotLeaseMs: intFromEnv(1_000, 10 * 60_000).default(5_000),
+  /** With `redisUrl`: `redis` shares concurrency slots between replicas; `memory` keeps them per process (sticky sessions). */
+  concurrencyStore: z.enum(['redis', 'memory']).default('redis'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
   idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(100_000),
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
@@ -89,7 +91,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
-  SLOT_LEASE_MS: 'slotLeaseMs',
+  SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
 }
 
 export class ConfigError extends Error {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { GatewayError } from '../../core/errors.js'
 import { QueueFullError, type Lease, type SlotScheduler, type Ticket } from '../../core/scheduler.js'
 import type { ConcurrencyClass } from '../../core/tool.js'
+import { SharedHolds } from './shared-holds.js'
 import { SLOT_SCRIPT } from './slot-script.js'
 
 export interface RedisSlotOptions {
@@ -31,6 +32,7 @@ interface Waiter {
 }
 
 const KIND = { shared: 's', exclusive: 'x', group: 'g' } as const
+const SHARED: ConcurrencyClass = { type: 'shared' }
 
 /**
  * The scheduler of CONTRACT section 3 shared by every replica on one Redis: each domain's
@@ -50,6 +52,7 @@ export class RedisSlotScheduler implements SlotScheduler {
   /** Slots held here, member -> domain, renewed every third of a lease. */
   readonly #held = new Map<string, string>()
   readonly #timers: NodeJS.Timeout[]
+  readonly #holds: SharedHolds
   #sequence = 0
   #queued = 0
 
@@ -59,6 +62,8 @@ export class RedisSlotScheduler implements SlotScheduler {
     options.redis.defineCommand(command, { numberOfKeys: 7, lua: SLOT_SCRIPT })
     this.#run = (options.redis as unknown as Record<string, SlotCommand>)[command]!.bind(options.redis)
     this.#channel = `${options.namespace}wake:`
+    const renewEvery = Math.max(1, Math.floor(options.leaseMs / 3))
+    this.#holds = new SharedHolds((domain, grant, refuse) => this.#request(domain, SHARED, grant, options.maxQueuePerDomain, refuse), options.leaseMs, renewEvery)
     // A subscriber connection must queue its SUBSCRIBE until it is connected, and resubscribes by itself.
     this.#subscriber = options.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined })
     this.#subscriber.on('error', () => {})
@@ -66,17 +71,22 @@ export class RedisSlotScheduler implements SlotScheduler {
     void this.#subscriber.subscribe(this.#channel + this.#replica).catch(() => {})
     this.#timers = [
       setInterval(() => { this.#poll() }, options.pollMs),
-      setInterval(() => { this.#renew() }, Math.max(1, Math.floor(options.leaseMs / 3))),
+      setInterval(() => { this.#renew() }, renewEvery),
     ]
     for (const timer of this.#timers) timer.unref()
   }
 
-  /** Never synchronous: only Redis knows what the other replicas run. */
-  tryStart (): Lease | undefined {
-    return undefined
+  /** Synchronous only for a shared call joining this replica's shared slot (see `SharedHolds`). */
+  tryStart (domain: string, cls: ConcurrencyClass): Lease | undefined {
+    return cls.type === 'shared' ? this.#holds.tryStart(domain) : undefined
   }
 
   request (domain: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue = this.#options.maxQueuePerDomain, refuse: (error: unknown) => void = () => {}): Ticket {
+    if (cls.type === 'shared') return this.#holds.request(domain, grant, refuse)
+    return this.#request(domain, cls, grant, maxQueue, refuse)
+  }
+
+  #request (domain: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue: number, refuse: (error: unknown) => void): Ticket {
     const member = this.#member(cls)
     const waiter: Waiter = { domain, member, grant, refuse, state: 'asking' }
     this.#waiting.set(member, waiter)
@@ -119,6 +129,7 @@ export class RedisSlotScheduler implements SlotScheduler {
   /** Stop renewing; release what this replica holds and refuse what waits here (503). */
   async close (): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer)
+    this.#holds.close()
     for (const waiter of [...this.#waiting.values()]) {
       this.#refuse(waiter, new GatewayError('TOOLGATE_UNAVAILABLE', 'the gateway is shutting down', { retryAfter: 1 }))
       this.#call('cancel', waiter.domain, waiter.member).catch(() => {})
@@ -166,9 +177,14 @@ export class RedisSlotScheduler implements SlotScheduler {
     })
   }
 
-  /** A wake-up message: `member token`. */
+  /** A wake-up message: `member token`, or `drain member` for a shared slot held here. */
   #woken (message: string): void {
     const [member, token] = message.split(' ')
+    if (member === 'drain') {
+      const domain = this.#held.get(token!)
+      if (domain !== undefined) this.#holds.drain(domain)
+      return
+    }
     const waiter = this.#waiting.get(member!)
     if (waiter !== undefined && waiter.state !== 'settled') this.#grant(waiter, Number(token))
   }
@@ -189,10 +205,15 @@ export class RedisSlotScheduler implements SlotScheduler {
     const byDomain = new Map<string, string[]>()
     for (const [member, domain] of this.#held) byDomain.set(domain, [...(byDomain.get(domain) ?? []), member])
     for (const [domain, members] of byDomain) {
-      this.#call('renew', domain, members[0]!, 0, ...members.slice(1)).then(lost => {
-        for (const member of lost as unknown as string[]) {
-          if (this.#held.delete(member)) this.#options.onLost?.(domain)
+      const sentAt = performance.now()
+      this.#call('renew', domain, members[0]!, 0, ...members.slice(1)).then(reply => {
+        const [waiting, ...lost] = reply as unknown as [number, ...string[]]
+        for (const member of lost) {
+          if (!this.#held.delete(member)) continue
+          this.#holds.lost(domain)
+          this.#options.onLost?.(domain)
         }
+        this.#holds.renewed(domain, sentAt, waiting > 0)
       }, () => {})
     }
   }

@@ -13,7 +13,8 @@
  *
  * Replies: acquire {1, token} granted, {0} queued, {2} queue full; poll {1, token}, {0} still
  * queued, {3} gone (its waiter entry expired); cancel {0} left the queue, {1} it had been
- * granted and is released now; release {}; renew {lost members...}.
+ * granted and is released now; release {}; renew {waiting count, lost members...}.
+ * Wake-up messages: `member token` (granted), `drain member` (a call waits behind this shared slot).
  */
 export const SLOT_SCRIPT = `
 local holders, queue, waitx, counts, tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -80,38 +81,53 @@ local function pump ()
   end
 end
 
+-- Tell every replica holding a shared slot here that a call waits: it must stop admitting
+-- new shared calls under that slot (see shared-holds.ts), or the waiter could starve.
+local function drainShared ()
+  if redis.call('ZCARD', queue) == 0 then return end
+  for _, m in ipairs(redis.call('ZRANGE', holders, 0, -1)) do
+    local kind, replica = parse(m)
+    if kind == 's' then redis.call('PUBLISH', ARGV[5] .. replica, 'drain ' .. m) end
+  end
+end
+
 purge()
 pump()
+local reply
 if op == 'acquire' then
   if redis.call('ZCARD', queue) == 0 and canStart(member) then return { 1, occupy(member) } end
   if redis.call('ZCARD', queue) >= tonumber(ARGV[4]) then return { 2 } end
   redis.call('ZADD', queue, redis.call('INCR', KEYS[7]), member)
   redis.call('ZADD', waitx, now + leaseMs, member)
-  return { 0 }
+  reply = { 0 }
 elseif op == 'poll' then
   local token = redis.call('HGET', tokens, member)
-  if token then return { 1, tonumber(token) } end
-  if not redis.call('ZSCORE', queue, member) then return { 3 } end
-  redis.call('ZADD', waitx, now + leaseMs, member)
-  return { 0 }
+  if token then reply = { 1, tonumber(token) }
+  elseif not redis.call('ZSCORE', queue, member) then reply = { 3 }
+  else
+    redis.call('ZADD', waitx, now + leaseMs, member)
+    reply = { 0 }
+  end
 elseif op == 'cancel' then
-  if leaveQueue(member) == 1 then pump(); return { 0 } end
-  vacate(member)
+  if leaveQueue(member) == 1 then reply = { 0 } else vacate(member); reply = { 1 } end
   pump()
-  return { 1 }
 elseif op == 'release' then
   vacate(member)
   pump()
-  return {}
+  reply = {}
 elseif op == 'renew' then
-  local lost = {}
+  -- First element: whether anything waits in the domain (a backstop for a lost drain message).
+  reply = { redis.call('ZCARD', queue) }
   for i = 2, #ARGV do
     if i ~= 3 and i ~= 4 and i ~= 5 then
       if redis.call('ZSCORE', holders, ARGV[i]) then redis.call('ZADD', holders, now + leaseMs, ARGV[i])
-      else table.insert(lost, ARGV[i]) end
+      else table.insert(reply, ARGV[i]) end
     end
   end
-  return lost
+  return reply
+else
+  return redis.error_reply('unknown slot operation ' .. op)
 end
-return redis.error_reply('unknown slot operation ' .. op)
+drainShared()
+return reply
 `
