@@ -53,6 +53,31 @@ describe.skipIf(!HAVE_REDIS_SERVER)('shared slots when Redis fails', () => {
     }
   })
 
+  it('Redis down: read-only calls of a session whose shared slot is still valid keep running, then fail like the rest', async () => {
+    const redis = await privateRedis()
+    const app = await gateway(redis.url, 2_000)
+    expect((await call(app, 'slot_read', 0)).status).toBe(200) // takes this replica's shared slot
+    await redis.stop()
+    const stoppedAt = Date.now()
+    expect((await call(app, 'slot_read', 0)).status).toBe(200)
+    expect((await call(app, 'slot_exclusive', 0)).status).toBe(503)
+    // Never past 0.8 of the lease: by then Redis may have expired the slot and granted it elsewhere.
+    await sleep(Math.max(0, stoppedAt + 1_700 - Date.now()))
+    const late = await call(app, 'slot_read', 0)
+    expect(late.status).toBe(503)
+    expect(late.code).toBe('TOOLGATE_STORE_UNAVAILABLE')
+  })
+
+  it('fencing tokens keep growing across a Redis restart that lost every key', async () => {
+    const redis = await privateRedis()
+    const app = await gateway(redis.url)
+    const before = await call(app, 'slot_exclusive', 0)
+    await redis.stop()
+    await redis.start()
+    const after = await untilRecovered(app, 'slot_exclusive')
+    expect(after.ran!.token!).toBeGreaterThan(before.ran!.token!)
+  })
+
   it('Redis restarted: calls get slots again within seconds, with no gateway restart', async () => {
     const redis = await privateRedis()
     const app = await gateway(redis.url)

@@ -42,6 +42,10 @@ local function occupy (m)
   if kind == 's' then redis.call('HINCRBY', counts, 's', 1)
   elseif kind == 'x' then redis.call('HSET', counts, 'x', 1)
   else redis.call('HINCRBY', counts, 'gn', 1); redis.call('HSET', counts, 'gt', tool) end
+  -- A fresh counter (a Redis that restarted without persistence) starts from the clock in
+  -- microseconds, above every token issued before (unless those averaged over a million
+  -- grants a second), so tokens keep growing across a restart.
+  if redis.call('EXISTS', KEYS[6]) == 0 then redis.call('SET', KEYS[6], string.format('%.0f', now * 1000)) end
   local token = redis.call('INCR', KEYS[6])
   redis.call('ZADD', holders, now + leaseMs, m)
   redis.call('HSET', tokens, m, token)
