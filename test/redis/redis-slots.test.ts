@@ -87,6 +87,35 @@ describe.skipIf(!HAVE_REDIS)('Redis slots across replicas', () => {
     ;(await behind).release()
   })
 
+  it('a stream of shared calls on one replica, always one in flight, does not starve an exclusive call on another', async () => {
+    const [a, b] = await replicas(2) as [Replica, Replica]
+    let exclusiveAt: number | undefined
+    const sharedAfter: number[] = []
+    const stream = (async () => {
+      // Overlapping shared calls: each starts before the previous one ends, so the replica's
+      // shared slot would never fall idle on its own.
+      let previous = await acquire(a, 's1', SHARED).lease
+      const until = Date.now() + 1_500
+      while (Date.now() < until) {
+        const next = acquire(a, 's1', SHARED).lease
+        await new Promise(resolve => setTimeout(resolve, 5))
+        previous.release()
+        previous = await next
+        if (exclusiveAt !== undefined) sharedAfter.push(Date.now())
+      }
+      previous.release()
+    })()
+    await new Promise(resolve => setTimeout(resolve, 200))
+    const asked = Date.now()
+    const exclusive = await acquire(b, 's1', EXCLUSIVE).lease
+    exclusiveAt = Date.now()
+    expect(exclusiveAt - asked).toBeLessThan(500) // not after the 1.5 s stream
+    await new Promise(resolve => setTimeout(resolve, 100))
+    expect(sharedAfter).toEqual([]) // the stream waits behind it meanwhile
+    exclusive.release()
+    await stream
+  })
+
   it('domains are independent', async () => {
     const [a, b] = await replicas(2) as [Replica, Replica]
     const one = await acquire(a, 's1', EXCLUSIVE).lease

@@ -41,7 +41,9 @@ describe.skipIf(!HAVE_REDIS)('two-replica soak of one session', () => {
     expect(ran.length).toBe(sent)
     expect(ran.length).toBeGreaterThan(100)
     expect(violations(ran)).toEqual([])
-    expect(new Set(ran.map(r => r.token)).size).toBe(ran.length) // one token per grant
+    // One token per grant: reads that joined their replica's shared slot share its token, the rest have their own.
+    const writes = ran.filter(r => r.tool !== 'slot_read')
+    expect(new Set(writes.map(r => r.token)).size).toBe(writes.length)
     const redis = new Redis(REDIS_URL)
     try {
       // Holders, queue, waiters, counts and tokens of the session are all gone: nothing stuck.

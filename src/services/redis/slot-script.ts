@@ -48,7 +48,7 @@ local function occupy (m)
   if redis.call('EXISTS', KEYS[6]) == 0 then redis.call('SET', KEYS[6], string.format('%.0f', now * 1000)) end
   local token = redis.call('INCR', KEYS[6])
   redis.call('ZADD', holders, now + leaseMs, m)
-  redis.call('HSET', tokens, m, token)
+  redis.call('HSET', tokens, m, string.format('%.0f', token))
   return token
 end
 
@@ -81,7 +81,8 @@ local function pump ()
     leaveQueue(head)
     local token = occupy(head)
     local _, replica = parse(head)
-    redis.call('PUBLISH', ARGV[5] .. replica, head .. ' ' .. token)
+    -- %.0f: Lua would print a number this large as 1.79e+15, losing its last digits.
+    redis.call('PUBLISH', ARGV[5] .. replica, head .. ' ' .. string.format('%.0f', token))
   end
 end
 
