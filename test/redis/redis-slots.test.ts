@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { QueueFullError } from '../../src/core/scheduler.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
@@ -135,6 +136,21 @@ describe.skipIf(!HAVE_REDIS)('Redis slots across replicas', () => {
     expect(waited).toBeLessThan(1_000 + 1_500)
     expect(next.fencingToken).toBeGreaterThan(held.fencingToken!)
     next.release()
+  })
+
+  it('a dead replica\'s slot in a session nobody calls again leaves nothing in Redis after three leases', async () => {
+    const [a] = await replicas(1, { leaseMs: 1_000, pollMs: 100 }) as [Replica]
+    await acquire(a, 'forgotten', EXCLUSIVE).lease
+    a.redis.disconnect()
+    const probe = new Redis(REDIS_URL)
+    try {
+      const keys = (): Promise<string[]> => probe.keys(`${prefixes.at(-1)!}{forgotten}:*`)
+      expect((await keys()).length).toBeGreaterThan(0)
+      await new Promise(resolve => setTimeout(resolve, 3_300))
+      expect(await keys()).toEqual([])
+    } finally {
+      probe.disconnect()
+    }
   })
 
   it('a call that runs longer than the lease keeps its slot: it is renewed while held', async () => {

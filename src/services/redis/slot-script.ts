@@ -96,11 +96,21 @@ local function drainShared ()
   end
 end
 
+-- A domain nobody calls any more (its replicas died) must not stay in Redis for ever: its keys
+-- live three leases past the last operation, and every live holder or waiter renews well before.
+local function keepAlive ()
+  for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], leaseMs * 3) end
+end
+
 purge()
 pump()
 local reply
 if op == 'acquire' then
-  if redis.call('ZCARD', queue) == 0 and canStart(member) then return { 1, occupy(member) } end
+  if redis.call('ZCARD', queue) == 0 and canStart(member) then
+    local token = occupy(member)
+    keepAlive()
+    return { 1, token }
+  end
   if redis.call('ZCARD', queue) >= tonumber(ARGV[4]) then return { 2 } end
   redis.call('ZADD', queue, redis.call('INCR', KEYS[7]), member)
   redis.call('ZADD', waitx, now + leaseMs, member)
@@ -129,10 +139,12 @@ elseif op == 'renew' then
       else table.insert(reply, ARGV[i]) end
     end
   end
+  keepAlive()
   return reply
 else
   return redis.error_reply('unknown slot operation ' .. op)
 end
 drainShared()
+keepAlive()
 return reply
 `
