@@ -77,6 +77,21 @@ describe.skipIf(!HAVE_REDIS)('Redis slots across replicas', () => {
     ;(await queued.lease).release()
   })
 
+  it('shared calls waiting behind one replica\'s shared-slot request are bounded by the queue limit too', async () => {
+    const [a, b] = await replicas(2, { maxQueue: 2 }) as [Replica, Replica]
+    const holder = await acquire(b, 's1', EXCLUSIVE).lease
+    const first = acquire(a, 's1', SHARED).lease
+    await a.redis.ping() // Redis has queued the replica's request for a shared slot
+    await new Promise(resolve => setTimeout(resolve, 20))
+    const more = [0, 1, 2, 3].map(() => acquire(a, 's1', SHARED).lease.then(lease => lease, (error: unknown) => error))
+    holder.release()
+    const [granted, ...rest] = await Promise.all([first, ...more])
+    const refused = rest.filter(x => x instanceof QueueFullError)
+    expect(refused).toHaveLength(3)
+    granted!.release()
+    for (const x of rest) if (!(x instanceof QueueFullError)) (x as { release: () => void }).release()
+  })
+
   it('a cancelled waiter leaves the queue, and those behind it move up', async () => {
     const [a, b] = await replicas(2) as [Replica, Replica]
     const holder = await acquire(a, 's1', EXCLUSIVE).lease

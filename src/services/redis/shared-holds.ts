@@ -1,4 +1,4 @@
-import type { Lease, Ticket } from '../../core/scheduler.js'
+import { QueueFullError, type Lease, type Ticket } from '../../core/scheduler.js'
 
 /** One shared slot in Redis that this replica's read-only concurrency-safe calls of a domain share. */
 interface Hold {
@@ -14,9 +14,11 @@ interface Hold {
   idleSince: number
   joiners: Array<{ grant: (lease: Lease) => void, refuse: (error: unknown) => void }>
   ticket?: Ticket
+  /** Redis queued the request: its joiners are waiting calls, bounded like a queue. */
+  queued: boolean
 }
 
-type Ask = (domain: string, grant: (lease: Lease) => void, refuse: (error: unknown) => void) => Ticket
+type Ask = (domain: string, grant: (lease: Lease) => void, refuse: (error: unknown) => void, queued: () => void) => Ticket
 
 /**
  * Read-only concurrency-safe calls without a Redis round trip each. The first one of a domain
@@ -35,11 +37,13 @@ export class SharedHolds {
   readonly #ask: Ask
   readonly #leaseMs: number
   readonly #lingerMs: number
+  readonly #maxQueue: number
 
-  constructor (ask: Ask, leaseMs: number, lingerMs: number) {
+  constructor (ask: Ask, leaseMs: number, lingerMs: number, maxQueue: number) {
     this.#ask = ask
     this.#leaseMs = leaseMs
     this.#lingerMs = lingerMs
+    this.#maxQueue = maxQueue
   }
 
   /** A slot now, under this replica's valid shared slot in the domain, or `undefined`. */
@@ -59,6 +63,11 @@ export class SharedHolds {
       hold = undefined
     }
     if (hold === undefined) hold = this.#open(domain)
+    // The request waits in Redis as one entry; the calls behind it are bounded here, per replica.
+    if (hold.queued && hold.joiners.length >= this.#maxQueue) {
+      refuse(new QueueFullError(domain, this.#maxQueue))
+      return { cancel () {} }
+    }
     const joiner = { grant, refuse }
     hold.joiners.push(joiner)
     const asking = hold
@@ -105,13 +114,13 @@ export class SharedHolds {
   }
 
   #open (domain: string): Hold {
-    const hold: Hold = { domain, state: 'asking', count: 0, validUntil: 0, sentAt: performance.now(), idleSince: 0, joiners: [] }
+    const hold: Hold = { domain, state: 'asking', count: 0, validUntil: 0, sentAt: performance.now(), idleSince: 0, joiners: [], queued: false }
     this.#current.set(domain, hold)
     hold.ticket = this.#ask(domain, lease => { this.#granted(hold, lease) }, error => {
       hold.state = 'ended'
       this.#detach(hold)
       for (const joiner of hold.joiners.splice(0)) joiner.refuse(error)
-    })
+    }, () => { hold.queued = true })
     return hold
   }
 

@@ -28,6 +28,7 @@ interface Waiter {
   readonly member: string
   readonly grant: (lease: Lease) => void
   readonly refuse: (error: unknown) => void
+  readonly queued?: () => void
   state: 'asking' | 'queued' | 'settled'
 }
 
@@ -63,7 +64,10 @@ export class RedisSlotScheduler implements SlotScheduler {
     this.#run = (options.redis as unknown as Record<string, SlotCommand>)[command]!.bind(options.redis)
     this.#channel = `${options.namespace}wake:`
     const renewEvery = Math.max(1, Math.floor(options.leaseMs / 3))
-    this.#holds = new SharedHolds((domain, grant, refuse) => this.#request(domain, SHARED, grant, options.maxQueuePerDomain, refuse), options.leaseMs, renewEvery)
+    this.#holds = new SharedHolds(
+      (domain, grant, refuse, queued) => this.#request(domain, SHARED, grant, options.maxQueuePerDomain, refuse, queued),
+      options.leaseMs, renewEvery, options.maxQueuePerDomain,
+    )
     // A subscriber connection must queue its SUBSCRIBE until it is connected, and resubscribes by itself.
     this.#subscriber = options.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined })
     this.#subscriber.on('error', () => {})
@@ -86,15 +90,15 @@ export class RedisSlotScheduler implements SlotScheduler {
     return this.#request(domain, cls, grant, maxQueue, refuse)
   }
 
-  #request (domain: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue: number, refuse: (error: unknown) => void): Ticket {
+  #request (domain: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue: number, refuse: (error: unknown) => void, queued?: () => void): Ticket {
     const member = this.#member(cls)
-    const waiter: Waiter = { domain, member, grant, refuse, state: 'asking' }
+    const waiter: Waiter = { domain, member, grant, refuse, queued, state: 'asking' }
     this.#waiting.set(member, waiter)
     this.#call('acquire', domain, member, maxQueue).then(reply => {
       if (waiter.state !== 'asking') return
       if (reply[0] === 1) this.#grant(waiter, reply[1]!)
       else if (reply[0] === 2) this.#refuse(waiter, new QueueFullError(domain, maxQueue))
-      else { waiter.state = 'queued'; this.#queued++ }
+      else { waiter.state = 'queued'; this.#queued++; waiter.queued?.() }
     }, () => {
       if (waiter.state !== 'asking') return
       this.#refuse(waiter, unavailable())
