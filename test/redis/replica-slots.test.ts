@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { testApp } from '../http/helpers.js'
 import { violations } from './intervals.js'
@@ -17,6 +18,24 @@ async function twoReplicas (overrides: Parameters<typeof testApp>[0] = {}): Prom
   return await Promise.all([testApp(config, slotTools), testApp(config, slotTools)]) as [FastifyInstance, FastifyInstance]
 }
 
+
+async function until (condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while (!await condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 5 s')
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}
+
+/** Until Redis shows a holder of the session's slot (the call that holds it has been granted). */
+async function untilHeld (session = 'one-session'): Promise<void> {
+  const redis = new Redis(REDIS_URL)
+  try {
+    await until(async () => await redis.zcard(`${prefixes.at(-1)!}slots:d:{caller/${session}}:h`) > 0)
+  } finally {
+    redis.disconnect()
+  }
+}
 
 describe.skipIf(!HAVE_REDIS)('two gateways on one Redis: one session acts as one', () => {
   it('calls of a tool that is not concurrency-safe, sent alternately to both, never overlap, and carry increasing fencing tokens', async () => {
@@ -63,10 +82,10 @@ describe.skipIf(!HAVE_REDIS)('two gateways on one Redis: one session acts as one
 
   it('the bounded queue is shared: one call more than MAX_QUEUE_PER_SESSION, on either replica, is 429 with Retry-After', async () => {
     const [a, b] = await twoReplicas({ maxQueuePerSession: 1 })
-    const running = call(a, 'slot_exclusive', 400)
-    await new Promise(resolve => setTimeout(resolve, 50))
+    const running = call(a, 'slot_exclusive', 1_000)
+    await untilHeld()
     const queued = call(b, 'slot_exclusive', 0)
-    await new Promise(resolve => setTimeout(resolve, 50))
+    await until(() => b.catalog.scheduler.queued === 1) // Redis has queued it
     const refused = await call(a, 'slot_exclusive', 0)
     expect(refused.status).toBe(429)
     expect(refused.code).toBe('TOOLGATE_QUEUE_FULL')
@@ -77,7 +96,7 @@ describe.skipIf(!HAVE_REDIS)('two gateways on one Redis: one session acts as one
   it('a wait past QUEUE_TIMEOUT_MS for another replica\'s slot is 503 with Retry-After', async () => {
     const [a, b] = await twoReplicas({ queueTimeoutMs: 150 })
     const running = call(a, 'slot_exclusive', 600)
-    await new Promise(resolve => setTimeout(resolve, 50))
+    await untilHeld()
     const waited = await call(b, 'slot_exclusive', 0)
     expect(waited.status).toBe(503)
     expect(waited.code).toBe('TOOLGATE_QUEUE_TIMEOUT')
@@ -88,9 +107,9 @@ describe.skipIf(!HAVE_REDIS)('two gateways on one Redis: one session acts as one
   it('shutting one replica down releases the calls waiting there for the other\'s slot', async () => {
     const [a, b] = await twoReplicas()
     const running = call(a, 'slot_exclusive', 1_500)
-    await new Promise(resolve => setTimeout(resolve, 50))
+    await untilHeld()
     const waiting = call(b, 'slot_exclusive', 0)
-    await new Promise(resolve => setTimeout(resolve, 100))
+    await until(() => b.catalog.scheduler.queued === 1)
     const started = Date.now()
     await b.close()
     const released = await waiting
