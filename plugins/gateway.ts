@@ -37,7 +37,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const { config, tools } = options
   checkToolLimits(config, tools)
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
-    down: error => { app.log.warn({ err: error }, 'redis unreachable: idempotent calls answer 503, rate limits are not enforced until it is back') },
+    down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
     up: () => { app.log.info('redis reachable again') },
   })
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
