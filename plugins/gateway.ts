@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
 import { RedisIdempotencyStore } from '../src/services/redis/idempotency-store.js'
+import { createSharedSlots } from '../src/services/redis/shared-slots.js'
 import { VERSION } from '../src/services/version.js'
 import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
@@ -43,10 +44,15 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const { config, tools } = options
   checkToolLimits(config, tools)
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
-    down: error => { app.log.warn({ err: error }, 'redis unreachable: idempotent calls answer 503, rate limits are not enforced until it is back') },
+    down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
     up: () => { app.log.info('redis reachable again') },
   })
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
+  // With Redis, concurrency domains and per-tool limits hold across replicas too.
+  const slots = config.redisUrl === undefined || config.concurrencyStore === 'memory'
+    ? undefined
+    : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
+  await slots?.ready(2_000)
   // `catalog` is read at scrape time only, once it exists.
   const metrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued })
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
@@ -66,6 +72,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     },
     onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
     approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
+    schedulers: slots,
   })
   const facts: GatewayFacts = {
     version: VERSION,
@@ -107,6 +114,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)
+    await slots?.close()
     redis?.disconnect()
   })
   return catalog

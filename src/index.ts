@@ -14,7 +14,7 @@ export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type Tool
 export { OUTCOMES, type Outcome, type CallRecord } from './core/call-record.js'
 export { SCOPES, type GatewayApp, type GatewayFacts, type Principal, type ToolLogger } from './core/app-context.js'
 export { CoreOptionsSchema, type CoreOptions } from './core/options.js'
-export { Scheduler, QueueFullError, type Lease, type Ticket } from './core/scheduler.js'
+export { Scheduler, QueueFullError, type Lease, type SlotScheduler, type Ticket } from './core/scheduler.js'
 export { MemoryIdempotencyStore } from './core/idempotency/memory-store.js'
 export { StoreUnavailableError, type IdempotencyStore, type Claim, type StoredResult } from './core/idempotency/store.js'
 export type { CancelSignal } from './core/abort.js'

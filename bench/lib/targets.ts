@@ -54,3 +54,21 @@ export const TARGETS: readonly Target[] = [
     isRight: body => isEcho((body as { result?: { isError?: boolean, structuredContent?: unknown } } | null)?.result?.structuredContent),
   },
 ]
+
+/**
+ * The cost of sharing concurrency slots through Redis (issue 15), for `bench/compare.ts`: the
+ * read-only `echo` and an exclusive twin, each in process and with Redis (BENCH_REDIS_URL, else
+ * the local default). Not in TARGETS: `npm run bench` needs no Redis.
+ */
+export function redisTargets (redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'): Target[] {
+  const exclusive: Request = { ...restEcho, path: '/tools/echo_exclusive' }
+  const base = { file: 'bench/targets/toolgate-redis.ts', isRight: isEcho }
+  const keyed = (request: Request): Request => ({ ...request, headers: { ...JSON_HEADERS, 'x-api-key': BENCH_API_KEY } })
+  return [
+    // An empty BENCH_REDIS_URL: in process even when the caller's environment sets it.
+    { ...base, id: 'toolgate-echo', label: 'toolgate, echo, in process', env: { BENCH_REDIS_URL: '' }, request: keyed(restEcho) },
+    { ...base, id: 'toolgate-redis', label: 'toolgate, echo, slots in Redis', env: { BENCH_REDIS_URL: redisUrl }, request: keyed(restEcho) },
+    { ...base, id: 'toolgate-exclusive', label: 'toolgate, exclusive echo, in process', env: { BENCH_REDIS_URL: '' }, request: keyed(exclusive) },
+    { ...base, id: 'toolgate-redis-exclusive', label: 'toolgate, exclusive echo, slots in Redis', env: { BENCH_REDIS_URL: redisUrl }, request: keyed(exclusive) },
+  ]
+}

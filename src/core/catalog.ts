@@ -9,7 +9,7 @@ import { invoke } from './pipeline.js'
 import type { ApprovalRule, Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
-import { Scheduler } from './scheduler.js'
+import { Scheduler, type SlotScheduler } from './scheduler.js'
 import { isActive } from './steps/gates.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
 
@@ -21,6 +21,11 @@ export interface CatalogOptions {
   readonly idempotency?: { readonly store?: IdempotencyStore, readonly ttlMs?: number }
   /** Where approvals live (default: in memory), how long they last, their bounds. */
   readonly approvals?: ApprovalOptions
+  /**
+   * Schedulers shared with other processes (the gateway's Redis ones, with `REDIS_URL`):
+   * `domains` for the concurrency domains, `tools` for the per-tool limits. Default: in process.
+   */
+  readonly schedulers?: { readonly domains: SlotScheduler, readonly tools: SlotScheduler }
 }
 
 export interface BindOptions<App> {
@@ -86,8 +91,8 @@ export class ToolCatalog<App = unknown> {
     this.options = CoreOptionsSchema.parse(options.core ?? {})
     this.#env = {
       tools: this.#byId,
-      scheduler: new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
-      toolScheduler: new Scheduler({ maxQueuePerDomain: 0 }),
+      scheduler: options.schedulers?.domains ?? new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
+      toolScheduler: options.schedulers?.tools ?? new Scheduler({ maxQueuePerDomain: 0 }),
       options: this.options,
       isClosing: () => this.#closing,
       begin: control => { this.#inFlight.add(control) },
@@ -122,7 +127,7 @@ export class ToolCatalog<App = unknown> {
     return this.#env.approvals
   }
 
-  get scheduler (): Scheduler {
+  get scheduler (): SlotScheduler {
     return this.#env.scheduler
   }
 

@@ -5,7 +5,7 @@ import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosin
 import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
 import type { ToolContext } from './tool.js'
-import type { Binding, Call, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
+import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
 export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
@@ -28,7 +28,8 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     checkPermission(binding, tool)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
-    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true)
+    const handle: ExecutionHandle = {}
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle)
     const authorizing = runAuthorize(tool, input, ctx)
     if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
@@ -43,7 +44,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
       record.outcome = 'dry_run'
       return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
     }
-    const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle: {} }
+    const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle }
     if (idempotencyKey === undefined) {
       const running = scheduleAndExecute(call)
       const value = running instanceof Promise ? await running : running
@@ -69,11 +70,18 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
 /** What a tool sees of its call; the signal is only materialised if the tool reads it. */
 class CallContext<App> implements ToolContext<App> {
   readonly #control: CallControl
+  readonly #handle: ExecutionHandle
   constructor (
     readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
-    readonly escalated: boolean, readonly dryRun: boolean,
+    readonly escalated: boolean, readonly dryRun: boolean, handle: ExecutionHandle,
   ) {
     this.#control = control
+    this.#handle = handle
+  }
+
+  /** Set once the call holds a slot that carries one (see `ToolContext.fencingToken`). */
+  get fencingToken (): number | undefined {
+    return this.#handle.fencingToken
   }
 
   get signal (): AbortSignal {

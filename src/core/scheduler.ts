@@ -3,6 +3,8 @@ import type { ConcurrencyClass } from './tool.js'
 /** Held by a running call; releasing twice is harmless. */
 export interface Lease {
   release (): void
+  /** The slot's fencing token, when the scheduler issues them (the Redis one does). */
+  readonly fencingToken?: number
 }
 
 /** A queued request: cancel it to leave the queue without ever starting. */
@@ -70,7 +72,7 @@ class Domain {
  * million one-off sessions leave nothing behind; only the most recently idle one is kept for
  * its next call, since a busy caller's domain empties and refills on every call.
  */
-export class Scheduler {
+export class Scheduler implements SlotScheduler {
   readonly #domains = new Map<string, Domain>()
   readonly #options: SchedulerOptions
   #queued = 0
@@ -186,6 +188,22 @@ export class Scheduler {
     if (previous !== undefined && this.#domains.get(previous)?.idle === true) this.#domains.delete(previous)
     this.#keptIdle = domainKey
   }
+}
+
+/**
+ * What the pipeline needs of a scheduler. The in-process `Scheduler` is one; a scheduler shared
+ * by replicas (the gateway's Redis one) is another, and may only learn asynchronously that a
+ * call must be refused: it reports that through `refuse` instead of throwing.
+ */
+export interface SlotScheduler {
+  tryStart (domainKey: string, cls: ConcurrencyClass): Lease | undefined
+  request (domainKey: string, cls: ConcurrencyClass, grant: (lease: Lease) => void, maxQueue?: number, refuse?: (error: unknown) => void): Ticket
+  /** Calls waiting for a slot in this process (a gauge for metrics). */
+  readonly queued: number
+  /** Calls of this process waiting in one domain. */
+  queueLength (domainKey: string): number
+  /** Domains this process has calls running or waiting in. */
+  readonly domainCount: number
 }
 
 const NOOP_TICKET: Ticket = { cancel () {} }

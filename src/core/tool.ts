@@ -23,6 +23,13 @@ export interface ToolContext<App> {
   /** True when this call asked for, and was granted, escalation. */
   readonly escalated: boolean
   readonly dryRun: boolean
+  /**
+   * With a scheduler shared by replicas (`REDIS_URL`): the fencing token of the concurrency
+   * slot this call holds, larger for every later grant. A tool writing to another system can
+   * send it along, and that system can refuse a write carrying a token lower than one it saw:
+   * that is a write from a slot whose lease expired. Undefined in process and before `execute`.
+   */
+  readonly fencingToken?: number
 }
 
 export interface DebugContext {

@@ -9,7 +9,7 @@ import type { ApprovalView } from './approvals/view.js'
 import type { CallRecord } from './call-record.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import type { CoreOptions } from './options.js'
-import type { Scheduler } from './scheduler.js'
+import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext } from './tool.js'
 
@@ -21,9 +21,9 @@ export interface IdempotencyOptions {
 /** What the catalog shares with every call. */
 export interface PipelineEnv {
   readonly tools: ReadonlyMap<string, AnyTool>
-  readonly scheduler: Scheduler
+  readonly scheduler: SlotScheduler
   /** Per-tool limits across domains (only tools with a configured limit use it). */
-  readonly toolScheduler: Scheduler
+  readonly toolScheduler: SlotScheduler
   readonly options: CoreOptions
   readonly isClosing: () => boolean
   /** In-flight bookkeeping, so shutdown can wait for calls and then abort them. */
@@ -99,6 +99,8 @@ export interface InvokeResult<T = unknown> {
 /** What the execute step tells the idempotency step: a late settlement when the call was aborted mid-run. */
 export interface ExecutionHandle {
   late?: Promise<Settled>
+  /** The fencing token of the slot the call holds, once granted (`ctx.fencingToken`). */
+  fencingToken?: number
 }
 
 /** One call past its gates: everything the scheduling and execution steps need, in one value. */

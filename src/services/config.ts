@@ -89,6 +89,10 @@ export const ConfigSchema = z.object({
   /** Idempotency records, rate-limit counters (and the demo ledger) live here when set. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
   redisPrefix: z.string().regex(/^[\w:.-]{1,64}$/).default('toolgate:'),
+  /** With `redisUrl`: a concurrency slot of a replica that stopped renewing it (it died) is freed after this long. */
+  slotLeaseMs: intFromEnv(1_000, 10 * 60_000).default(5_000),
+  /** With `redisUrl`: `redis` shares concurrency slots between replicas; `memory` keeps them per process (sticky sessions). */
+  concurrencyStore: z.enum(['redis', 'memory']).default('redis'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
   idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(1_000_000),
   /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
@@ -131,6 +135,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
+  SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
 }
 
 export class ConfigError extends Error {

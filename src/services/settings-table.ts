@@ -29,6 +29,8 @@ export const SETTING_DOCS: Readonly<Record<string, string>> = {
   DOCS: 'serve the Swagger UI at `/docs`',
   REDIS_URL: '`redis://...`: idempotency records, rate-limit counters and the demo ledger live in Redis, shared by replicas',
   REDIS_PREFIX: 'prefix of every Redis key this gateway writes',
+  SLOT_LEASE_MS: 'with `REDIS_URL`: a concurrency slot held by a replica that stopped renewing it (it died, or lost Redis) is freed after this long',
+  CONCURRENCY_STORE: 'with `REDIS_URL`: `redis` shares concurrency domains and `toolLimits` between replicas; `memory` keeps them per process (only behind sticky sessions)',
   IDEMPOTENCY_TTL_MS: 'how long an idempotency record is kept (24 h)',
   IDEMPOTENCY_MAX_ENTRIES: 'bound of the in-memory idempotency store (records)',
   IDEMPOTENCY_MAX_BYTES: 'bound of the in-memory idempotency store in bytes (keys and stored answers)',

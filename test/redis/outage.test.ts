@@ -12,7 +12,9 @@ import { HAVE_REDIS_SERVER, PrivateRedis } from './private-redis.js'
 /*
  * A Redis of the test's own, killed and restarted under a running gateway. Rate limiting is on
  * (a high limit), so its counters live in the same Redis: calls without a key prove the
- * limiter fails open while idempotent calls fail closed.
+ * limiter fails open while idempotent calls fail closed. Concurrency slots stay in process
+ * here (CONCURRENCY_STORE=memory): with them in Redis every call needs Redis for its slot
+ * (test/redis/slot-faults.test.ts), which would hide what this file checks.
  */
 
 const servers: PrivateRedis[] = []
@@ -21,7 +23,7 @@ afterEach(async () => { await Promise.all(servers.splice(0).map(redis => redis.s
 const uniquePrefix = (): string => `toolgate:outage:${randomUUID().slice(0, 8)}:`
 
 async function gatewayOn (redis: PrivateRedis, rateLimitMax = 1_000): Promise<FastifyInstance> {
-  return await testApp({ redisUrl: redis.url, redisPrefix: uniquePrefix(), rateLimitMax })
+  return await testApp({ redisUrl: redis.url, redisPrefix: uniquePrefix(), rateLimitMax, concurrencyStore: 'memory' })
 }
 
 async function startedRedis (): Promise<PrivateRedis> {
@@ -144,7 +146,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis outage and recovery', () => {
   it('an outage shows in the gateway\'s own log at warn or above (README: the limiter "fails open (and logs)")', async () => {
     const redis = await startedRedis()
     const lines: Array<{ level: number, msg?: string }> = []
-    const config = loadConfig({}, { apiKeys: API_KEYS, redisUrl: redis.url, redisPrefix: uniquePrefix(), rateLimitMax: 1_000 })
+    const config = loadConfig({}, { apiKeys: API_KEYS, redisUrl: redis.url, redisPrefix: uniquePrefix(), rateLimitMax: 1_000, concurrencyStore: 'memory' })
     const app = await buildApp({ config, tools: httpTools, logger: { level: 'warn', stream: { write: (line: string) => { lines.push(JSON.parse(line) as { level: number }) } } } })
     try {
       await redis.stop()

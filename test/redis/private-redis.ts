@@ -46,6 +46,15 @@ export class PrivateRedis {
     })
   }
 
+  /** Freeze it (SIGSTOP): connections stay open and nothing answers, like a Redis stuck in a long pause. */
+  pause (): void {
+    process.kill(this.#child!.pid!, 'SIGSTOP')
+  }
+
+  resume (): void {
+    process.kill(this.#child!.pid!, 'SIGCONT')
+  }
+
   /** Kill it by its PID (SIGKILL: an outage, not a shutdown) and wait until it is gone. */
   async stop (): Promise<void> {
     const child = this.#child

@@ -31,6 +31,7 @@ function executeWith<App> (call: Call<App>, lease: Lease, queuedAt: number | und
   }
   const executeAt = performance.now()
   record.queueMs = queuedAt === undefined ? 0 : executeAt - queuedAt
+  if (lease.fencingToken !== undefined) call.handle.fencingToken = lease.fencingToken
   record.executed = true
   record.touchedResources = resourcesOf(tool.touchedResourcesOf, input)
   record.mutatedResources = resourcesOf(tool.mutatedResourcesOf, input)
@@ -71,7 +72,7 @@ async function withToolLimit<App> (call: Call<App>, limit: ToolLimit): Promise<L
   const toolLease = await acquireSlot(env.toolScheduler, `tool:${tool.id}`, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue)
   try {
     const domainLease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
-    return { release: () => { domainLease.release(); toolLease.release() } }
+    return { release: () => { domainLease.release(); toolLease.release() }, fencingToken: domainLease.fencingToken }
   } catch (error) {
     toolLease.release()
     throw error

@@ -3,7 +3,7 @@ import { cancelDeadline, startDeadline } from '../deadlines.js'
 import { GatewayError } from '../errors.js'
 import { isThenable } from '../thenable.js'
 import { currentSelfConcurrency } from '../define-tool.js'
-import { QueueFullError, type Lease, type Scheduler, type Ticket } from '../scheduler.js'
+import { QueueFullError, type Lease, type SlotScheduler, type Ticket } from '../scheduler.js'
 import type { AnyTool, ConcurrencyClass, ToolContext } from '../tool.js'
 
 const SHARED: ConcurrencyClass = { type: 'shared' }
@@ -20,7 +20,7 @@ export function concurrencyClassOf (tool: AnyTool): ConcurrencyClass {
  * A slot now when one is free (no promise, no timer), else wait for it: a full queue is 429, a
  * wait past `queueTimeoutMs` is 503, an abort ends the wait.
  */
-export function acquireSlot (scheduler: Scheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number): Lease | Promise<Lease> {
+export function acquireSlot (scheduler: SlotScheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number): Lease | Promise<Lease> {
   const now = scheduler.tryStart(domain, cls)
   if (now !== undefined) return now
   return new Promise<Lease>((resolve, reject) => {
@@ -30,11 +30,15 @@ export function acquireSlot (scheduler: Scheduler, domain: string, cls: Concurre
       ticket.cancel()
       reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
     }, queueTimeoutMs)
-    try {
-      ticket = scheduler.request(domain, cls, lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }, maxQueue)
-    } catch (error) {
+    const refuse = (error: unknown): void => {
       clearTimeout(timer)
+      control.onAbort(undefined)
       reject(error instanceof QueueFullError ? new GatewayError('TOOLGATE_QUEUE_FULL', error.message, { retryAfter: 1 }) : error)
+    }
+    try {
+      ticket = scheduler.request(domain, cls, lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }, maxQueue, refuse)
+    } catch (error) {
+      refuse(error)
       return
     }
     control.onAbort(reason => { clearTimeout(timer); ticket.cancel(); reject(reason) })

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type * as IORedis from 'ioredis'
-import type { Redis } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 
 // ioredis is loaded on first use: a gateway without REDIS_URL never pays its ~7 MB.
 const require = createRequire(import.meta.url)
@@ -16,7 +16,7 @@ export interface RedisSettings {
  * rejects at once (the caller answers 503), and the client keeps reconnecting in the
  * background, so the gateway recovers without a restart.
  */
-export function createRedisClient (url: string, events: RedisEvents = {}): Redis {
+export function createRedisClient (url: string, events: RedisEvents = {}, overrides: RedisOptions = {}): Redis {
   const { Redis: RedisClient } = require('ioredis') as typeof IORedis
   const client = new RedisClient(url, {
     enableOfflineQueue: false,
@@ -24,6 +24,7 @@ export function createRedisClient (url: string, events: RedisEvents = {}): Redis
     connectTimeout: 2_000,
     retryStrategy: attempt => Math.min(attempt * 100, 2_000),
     lazyConnect: false,
+    ...overrides,
   })
   // Without a listener ioredis prints every failed reconnect to stderr. Report the transitions
   // (up to down, down to up) once each, not every attempt.
