@@ -25,6 +25,8 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-empty': ['error', { allowEmptyCatch: true }],
+      // A `let` read by a closure made before its one assignment cannot be a `const`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   layer(['src/core/**/*.ts', 'src/index.ts'], ['**/services/**', '**/plugins/**', '**/bin/**', 'fastify', 'fastify-*', '@fastify/*', 'ioredis', 'prom-client', 'pino', 'jose'],
