@@ -12,7 +12,8 @@ import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
 import { requestIdPlugin } from './request-id.js'
-import { toolRoutes } from './tool-routes.js'
+import { jsonWithin, toolRoutes } from './tool-routes.js'
+import { mcpRoutes } from './mcp.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,6 +82,16 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
     rateLimit: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
+    bodyLimit: config.bodyLimit,
+  })
+  // MCP in its own scope, with the same admission and rate limits as the tool routes.
+  await app.register(mcpRoutes, {
+    catalog,
+    facts,
+    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+    rateLimit: { config, redis },
+    allowedOrigins: config.mcpAllowedOrigins,
+    serialize: jsonWithin(config.maxResponseBytes),
     bodyLimit: config.bodyLimit,
   })
   app.addHook('onClose', async () => {

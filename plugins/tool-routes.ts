@@ -9,8 +9,9 @@ import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
+import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
 
 declare module 'fastify' {
@@ -55,20 +56,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
   const serialize = jsonWithin(options.maxResponseBytes)
 
-  const appOf = (request: FastifyRequest): GatewayApp => {
-    const session = single(request.headers['x-session-id'])
-    if (session !== undefined && !SESSION_ID.test(session)) {
-      throw new GatewayError('TOOLGATE_INVALID_INPUT', 'X-Session-Id must be 1 to 128 characters of [A-Za-z0-9_.:@-]', { errors: [{ pointer: '/headers/x-session-id', message: 'invalid session id', code: 'invalid_format' }] })
-    }
-    return {
-      principal: request.principal,
-      requestId: request.id,
-      // Sessions are per principal: one caller cannot queue behind another's session.
-      domain: typeof session === 'string' ? `${request.principal.id}/${session}` : request.principal.id,
-      log: request.log,
-      gateway: facts,
-    }
-  }
+  const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
 
   app.get('/tools', {
     schema: {
@@ -126,7 +114,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           idempotencyScope: principal.id,
           mode: query.mode,
           escalationApproved: principal.scopes.includes(SCOPES.escalate),
-          isPermitted: permitFor(principal.id),
+          isPermitted: permitFor(app, principal.id),
           onRecord: record => { logCall(request, record) },
           serialize,
         }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
@@ -136,12 +124,6 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
       return reply.code(200).type('application/json; charset=utf-8').send(result.body)
     })
-  }
-
-  /** No rules configured: no per-call check at all. */
-  function permitFor (principalId: string): ((tool: AnyTool) => boolean) | undefined {
-    if (!app.hasPermissionRules) return undefined
-    return tool => app.isPermitted(principalId, tool.id)
   }
 }
 
@@ -166,7 +148,7 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
 
 
 /** JSON for the response body, inside the pipeline: circular or oversized output is a 502. */
-function jsonWithin (maxBytes: number): (value: unknown) => string {
+export function jsonWithin (maxBytes: number): (value: unknown) => string {
   return value => {
     const body = JSON.stringify(value === undefined ? null : value)
     // A UTF-16 length is a lower bound of the UTF-8 size: check the cheap bound first.

@@ -36,6 +36,8 @@ export interface BindOptions<App> {
   readonly onRecord?: (record: CallRecord) => void
   /** Encode results for the transport inside the pipeline (see `Binding.serialize`). */
   readonly serialize?: (value: unknown) => string
+  /** Which face the call came through (`mcp`, ...), for the record and the metrics; absent: REST. */
+  readonly transport?: string
 }
 
 export interface Invoker {
@@ -164,6 +166,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     isPermitted: options.isPermitted,
     onRecord: options.onRecord,
     serialize: options.serialize,
+    transport: options.transport,
   }
 }
 

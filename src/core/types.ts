@@ -49,6 +49,8 @@ export interface Binding<App> {
    * in the record and the metrics, not a crash after the call was counted as ok.
    */
   readonly serialize?: (value: unknown) => string
+  /** Which face the call came through; copied into the record (absent: the REST route). */
+  readonly transport?: string
 }
 
 export interface InvokeRequest {

@@ -74,6 +74,8 @@ export const ConfigSchema = z.object({
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
   maxRssBytes: intFromEnv(0, 2 ** 40).default(0),
+  /** Browser origins allowed to call `POST /mcp` besides the gateway's own host (`*`: any). */
+  mcpAllowedOrigins: list.default([]),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
@@ -87,6 +89,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
+  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins',
 }
 
 export class ConfigError extends Error {

@@ -1,0 +1,141 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { CancelSignal } from '../src/core/abort.js'
+import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
+import { requireScope } from '../src/services/auth/index.js'
+import type { ToolCatalog, ToolgateError } from '../src/index.js'
+import { Cancellations } from '../src/services/mcp/cancellations.js'
+import { classify, errorText, JSON_RPC } from '../src/services/mcp/json-rpc.js'
+import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
+import { isSupportedVersion, originAllowed } from '../src/services/mcp/http-rules.js'
+import { VERSION } from '../src/services/version.js'
+import { admissionPlugin, type AdmissionOptions } from './admission.js'
+import { disconnectSignalOf } from './disconnect.js'
+import { gatewayAppOf, permitFor } from './gateway-app.js'
+import { problemOf } from './problem.js'
+import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
+
+export interface McpOptions {
+  readonly catalog: ToolCatalog<GatewayApp>
+  readonly facts: GatewayFacts
+  readonly admission: AdmissionOptions
+  readonly rateLimit: RateLimitOptions
+  /** Origins a browser page may call from, besides the gateway's own host. */
+  readonly allowedOrigins: readonly string[]
+  /** Largest tool response body, as on the REST route. */
+  readonly serialize: (value: unknown) => string
+  readonly bodyLimit: number
+}
+
+export const MCP_PATH = '/mcp'
+/** The `transport` metrics label of calls made here. */
+export const MCP_TRANSPORT = 'mcp'
+/** Body of a request whose JSON did not parse: answered with JSON-RPC's parse error. */
+const UNPARSABLE = Symbol('unparsable')
+
+/**
+ * MCP Streamable HTTP at `POST /mcp`, stateless: every POST is complete in itself, so any
+ * replica answers any request, and no session is issued. Its own scope with the same
+ * admission (overload, authentication) and rate limits as the tool routes; each `tools/call`
+ * is one `invokeWith` of the same catalog, bound as the REST route binds a call. GET and
+ * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
+ */
+export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
+  const { catalog, facts } = options
+  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs })
+  const cancellations = new Cancellations()
+  await app.register(admissionPlugin, options.admission)
+  if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
+  // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error, value) => { done(null, error === null ? value : UNPARSABLE) })
+  })
+
+  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
+    if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) {
+      return await sendRpc(reply, 403, errorText(null, JSON_RPC.invalidRequest, 'origin not allowed'), false)
+    }
+    const sse = wantsEventStream(request.headers.accept)
+    if (sse === undefined) return await sendRpc(reply, 406, errorText(null, JSON_RPC.invalidRequest, 'Accept must include application/json or text/event-stream'), false)
+    const version = single(request.headers['mcp-protocol-version'])
+    if (version !== undefined && !isSupportedVersion(version)) {
+      return await sendRpc(reply, 400, errorText(null, JSON_RPC.invalidRequest, `unsupported MCP-Protocol-Version: ${version}`), sse)
+    }
+    if (request.body === UNPARSABLE) return await sendRpc(reply, 400, errorText(null, JSON_RPC.parseError, 'parse error: the body is not JSON'), sse)
+    const inbound = classify(request.body)
+    if (inbound.type === 'invalid') return await sendRpc(reply, 400, errorText(inbound.id, JSON_RPC.invalidRequest, inbound.message), sse)
+    if (inbound.type === 'reply') return await reply.code(202).send()
+    const { call } = inbound
+    const scope = cancelScopeOf(request)
+    if (call.id === undefined) {
+      if (call.method === 'notifications/cancelled') cancellations.cancel(scope, call.params)
+      return await reply.code(202).send()
+    }
+    if (call.method === 'tools/call') requireScope(request.principal, SCOPES.call)
+    else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
+    const cancel = call.method === 'tools/call' ? cancellations.open(scope, call.id) : undefined
+    try {
+      const text = await protocol.handle(call, callerOf(request, reply, cancel?.signal))
+      return await sendRpc(reply, 200, text!, sse)
+    } finally {
+      cancel?.done()
+    }
+  })
+
+  function callerOf (request: FastifyRequest, reply: FastifyReply, cancelled: CancelSignal | undefined): McpCaller {
+    const gatewayApp = gatewayAppOf(request, facts)
+    const { principal } = request
+    return {
+      tools: () => catalog.active(gatewayApp).filter(tool => app.isPermitted(principal.id, tool.id)),
+      get: toolId => catalog.get(toolId),
+      invoke: async (toolId, input, call) => await catalog.invokeWith({
+        app: gatewayApp,
+        execution: { signal: disconnectSignalOf(reply) },
+        domain: gatewayApp.domain,
+        idempotencyScope: principal.id,
+        mode: call.mode,
+        escalationApproved: principal.scopes.includes(SCOPES.escalate),
+        isPermitted: permitFor(app, principal.id),
+        serialize: options.serialize,
+        transport: MCP_TRANSPORT,
+      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled }),
+      problemOf: (error: ToolgateError) => problemOf(error, request.id),
+      // The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`.
+      defaults: restDefaultsOf(request),
+    }
+  }
+}
+
+function restDefaultsOf (request: FastifyRequest): McpCallOptions {
+  const query = request.query as Record<string, string | undefined>
+  return {
+    idempotencyKey: single(request.headers['idempotency-key']),
+    ...(query.mode === 'plan' ? { mode: 'plan' as const } : {}),
+    ...(query.dryRun === 'true' ? { dryRun: true } : {}),
+  }
+}
+
+/** Request ids are the client's counter: cancellations are matched within one caller (and session). */
+function cancelScopeOf (request: FastifyRequest): string {
+  const session = single(request.headers['mcp-session-id']) ?? single(request.headers['x-session-id']) ?? ''
+  return `${request.principal.id}\u0000${session}`
+}
+
+/** JSON when the client takes it (or says nothing), else one SSE event; `undefined`: neither (406). */
+function wantsEventStream (accept: string | undefined): boolean | undefined {
+  if (accept === undefined || accept === '') return false
+  const lower = accept.toLowerCase()
+  if (lower.includes('application/json') || lower.includes('*/*') || lower.includes('application/*')) return false
+  if (lower.includes('text/event-stream')) return true
+  return undefined
+}
+
+async function sendRpc (reply: FastifyReply, status: number, text: string, sse: boolean): Promise<FastifyReply> {
+  if (sse) return await reply.code(status).header('cache-control', 'no-cache').type('text/event-stream').send(`event: message\ndata: ${text}\n\n`)
+  return await reply.code(status).type('application/json; charset=utf-8').send(text)
+}
+
+function single (value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}

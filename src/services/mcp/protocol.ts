@@ -1,0 +1,155 @@
+import type { CancelSignal } from '../../core/abort.js'
+import { GatewayError, ToolgateError } from '../../core/errors.js'
+import type { AnyTool } from '../../core/tool.js'
+import type { InvokeResult } from '../../core/types.js'
+import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
+import { mcpToolOf } from './tool-spec.js'
+
+/** Revisions of the 2025 family this server answers `initialize` with, newest first. */
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
+export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0]
+
+/** Namespaced `_meta` keys a `tools/call` may carry, for what REST says with headers and query. */
+export const CALL_META = {
+  idempotencyKey: 'dev.toolgate/idempotencyKey',
+  mode: 'dev.toolgate/mode',
+  dryRun: 'dev.toolgate/dryRun',
+  problem: 'dev.toolgate/problem',
+  proposal: 'dev.toolgate/proposal',
+  replayed: 'dev.toolgate/replayed',
+} as const
+
+export interface McpCallOptions {
+  readonly idempotencyKey?: string
+  readonly dryRun?: boolean
+  readonly mode?: 'normal' | 'plan'
+  readonly signal?: CancelSignal
+}
+
+/**
+ * One caller's view of the gateway, built by the adapter per request: which tools it may see
+ * and how its calls enter the pipeline (the same `invokeWith` the REST route uses).
+ */
+export interface McpCaller {
+  /** The tools this caller may call (active and permitted), in declaration order. */
+  tools (): readonly AnyTool[]
+  /** The catalog's tool of this id, active or not (the pipeline checks `active` and rules). */
+  get (toolId: string): AnyTool | undefined
+  invoke (toolId: string, input: unknown, options: McpCallOptions): Promise<InvokeResult>
+  /** The problem object the REST route would answer for this failure. */
+  problemOf (error: ToolgateError): Record<string, unknown>
+  /** Defaults from the transport (the REST headers), overridden by `_meta`. */
+  readonly defaults?: McpCallOptions
+}
+
+export interface McpServerInfo {
+  readonly name: string
+  readonly version: string
+  readonly defaultTimeoutMs: number
+  readonly instructions?: string
+}
+
+/**
+ * MCP's server side for tools, with no transport and no framework: a JSON-RPC call in, the
+ * JSON text of its response out (`undefined` for a notification). Every `tools/call` is one
+ * pipeline call; nothing here re-implements a step.
+ */
+export class McpProtocol {
+  constructor (readonly info: McpServerInfo) {}
+
+  /** The response text of one request, or `undefined` for a notification. */
+  async handle (call: JsonRpcCall, caller: McpCaller): Promise<string | undefined> {
+    if (call.id === undefined) return undefined // notifications (initialized, cancelled) need no answer
+    try {
+      return resultText(call.id, await this.#dispatch(call, caller))
+    } catch (error) {
+      if (error instanceof JsonRpcError) return errorText(call.id, error.code, error.message, error.data)
+      throw error
+    }
+  }
+
+  /** The result JSON of a request; protocol failures throw `JsonRpcError`. */
+  async #dispatch (call: JsonRpcCall, caller: McpCaller): Promise<string> {
+    switch (call.method) {
+      case 'tools/call': return await this.callTool(call.params, caller)
+      case 'tools/list': return this.listTools(caller)
+      case 'ping': return '{}'
+      case 'initialize': return JSON.stringify(this.initialize(call.params))
+      default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`)
+    }
+  }
+
+  initialize (params: Record<string, unknown>): Record<string, unknown> {
+    const asked = params.protocolVersion
+    const version = (LEGACY_VERSIONS as readonly unknown[]).includes(asked) ? asked as string : LATEST_LEGACY_VERSION
+    return {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: { name: this.info.name, title: 'toolgate', version: this.info.version },
+      ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
+    }
+  }
+
+  listTools (caller: McpCaller): string {
+    const timeout = this.info.defaultTimeoutMs
+    return JSON.stringify({ tools: caller.tools().map(tool => mcpToolOf(tool, timeout)) })
+  }
+
+  async callTool (params: Record<string, unknown>, caller: McpCaller): Promise<string> {
+    const { name } = params
+    const input = params.arguments ?? {}
+    if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
+    const tool = caller.get(name)
+    if (tool === undefined) throw unknownTool(name)
+    const options = callOptionsOf(params._meta, caller.defaults)
+    let result: InvokeResult
+    try {
+      result = await caller.invoke(name, input, options)
+    } catch (error) {
+      // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
+      if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
+      if (!(error instanceof ToolgateError)) throw error
+      return failedResult(caller.problemOf(error))
+    }
+    return this.#successResult(tool, result, options.dryRun === true)
+  }
+
+  #successResult (tool: AnyTool, result: InvokeResult, dryRun: boolean): string {
+    const body = result.body ?? JSON.stringify(result.value ?? null)
+    const text = JSON.stringify(body)
+    if (dryRun) {
+      // A proposal is not the tool's output: structuredContent would break its outputSchema.
+      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${CALL_META.dryRun}":true,"${CALL_META.proposal}":${body}}}`
+    }
+    const structured = mcpToolOf(tool, this.info.defaultTimeoutMs).outputSchema !== undefined
+    const meta = result.replayed ? `,"_meta":{"${CALL_META.replayed}":true}` : ''
+    return structured
+      ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
+      : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`
+  }
+}
+
+function unknownTool (name: string): JsonRpcError {
+  return new JsonRpcError(JSON_RPC.invalidParams, `unknown tool: ${name}`)
+}
+
+/** A failed call is a result the model can read: the same problem object REST answers. */
+function failedResult (problem: Record<string, unknown>): string {
+  const json = JSON.stringify(problem)
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${CALL_META.problem}":${json}}}`
+}
+
+function callOptionsOf (meta: unknown, defaults: McpCallOptions = {}): McpCallOptions {
+  if (typeof meta !== 'object' || meta === null) return defaults
+  const m = meta as Record<string, unknown>
+  const key = m[CALL_META.idempotencyKey]
+  const mode = m[CALL_META.mode]
+  const dryRun = m[CALL_META.dryRun]
+  return {
+    ...defaults,
+    ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+    ...(mode === 'plan' || mode === 'normal' ? { mode } : {}),
+    ...(typeof dryRun === 'boolean' ? { dryRun } : {}),
+  }
+}
