@@ -9,7 +9,9 @@ import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
+import { specsOf } from '../src/services/llm-specs/formats.js'
+import { nameMapsOf } from '../src/services/llm-specs/names.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
@@ -58,15 +60,19 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
   const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
 
+  // Built at start-up: two ids on one provider name stop the gateway here.
+  const names = nameMapsOf(catalog.tools)
   app.get('/tools', {
     schema: {
       operationId: 'listTools', tags: ['gateway'], summary: 'List the tools you may call',
-      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas.',
-      security: SECURITY, response: { 200: z.object({ tools: z.array(ToolListingSchema) }), ...problemResponses([401, 403]) },
+      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas. With `format`, the same tools as the `tools` field of that provider\'s request body.',
+      security: SECURITY, querystring: SpecQuery, response: { 200: z.union([z.object({ tools: z.array(ToolListingSchema) }), ProviderSpecs]), ...problemResponses([400, 401, 403]) },
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
     const visible = catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
+    const { format, strict } = request.query
+    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: names.get(format)! })
     return { tools: visible.map(tool => listingOf(tool, timeout)) }
   })
 
