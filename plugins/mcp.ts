@@ -4,9 +4,10 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-cont
 import { requireScope } from '../src/services/auth/index.js'
 import type { ToolCatalog, ToolgateError } from '../src/index.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
-import { classify, errorText, JSON_RPC } from '../src/services/mcp/json-rpc.js'
+import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
+import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../src/services/mcp/modern.js'
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
-import { isSupportedVersion, originAllowed } from '../src/services/mcp/http-rules.js'
+import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../src/services/mcp/http-rules.js'
 import { VERSION } from '../src/services/version.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { disconnectSignalOf } from './disconnect.js'
@@ -60,7 +61,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     if (sse === undefined) return await sendRpc(reply, 406, errorText(null, JSON_RPC.invalidRequest, 'Accept must include application/json or text/event-stream'), false)
     const version = single(request.headers['mcp-protocol-version'])
     if (version !== undefined && !isSupportedVersion(version)) {
-      return await sendRpc(reply, 400, errorText(null, JSON_RPC.invalidRequest, `unsupported MCP-Protocol-Version: ${version}`), sse)
+      return await sendRpc(reply, 400, errorText(null, MODERN_ERRORS.unsupportedVersion, `Unsupported protocol version: ${version}`, { supported: SUPPORTED_VERSIONS, requested: version }), sse)
     }
     if (request.body === UNPARSABLE) return await sendRpc(reply, 400, errorText(null, JSON_RPC.parseError, 'parse error: the body is not JSON'), sse)
     const inbound = classify(request.body)
@@ -72,12 +73,21 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
       if (call.method === 'notifications/cancelled') cancellations.cancel(scope, call.params)
       return await reply.code(202).send()
     }
+    const { id } = call
+    const modern = envelopeVersionOf(call)
+    try {
+      if (modern === undefined) requireEnvelope(call, version)
+      else checkModernRequest(call, modern, { protocolVersion: version, method: single(request.headers['mcp-method']), name: single(request.headers['mcp-name']) })
+    } catch (error) {
+      if (error instanceof JsonRpcError) return await sendRpc(reply, error.httpStatus, errorText(id, error.code, error.message, error.data), sse)
+      throw error
+    }
     if (call.method === 'tools/call') requireScope(request.principal, SCOPES.call)
     else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
-    const cancel = call.method === 'tools/call' ? cancellations.open(scope, call.id) : undefined
+    const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
     try {
-      const text = await protocol.handle(call, callerOf(request, reply, cancel?.signal))
-      return await sendRpc(reply, 200, text!, sse)
+      const answer = await protocol.handle(call, callerOf(request, reply, cancel?.signal), modern !== undefined)
+      return await sendRpc(reply, answer!.status, answer!.text, sse)
     } finally {
       cancel?.done()
     }

@@ -71,7 +71,7 @@ describe('POST /mcp: the Streamable HTTP rules', () => {
     const app = await testApp({}, mcpTools)
     const res = await app.inject({ method: 'POST', url: '/mcp', headers: { ...HEADERS, 'mcp-protocol-version': '1999-01-01' }, payload: rpc('ping') })
     expect(res.statusCode).toBe(400)
-    expect(res.json().error.code).toBe(-32600)
+    expect(res.json().error).toMatchObject({ code: -32022, data: { requested: '1999-01-01', supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) } })
   })
 
   it('needs the same credentials as REST: 401 without a key, 403 for tools/call without tools:call', async () => {

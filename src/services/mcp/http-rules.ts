@@ -1,7 +1,8 @@
+import { MODERN_VERSIONS } from './modern.js'
 import { LEGACY_VERSIONS } from './protocol.js'
 
 /** The revisions this endpoint speaks; `MCP-Protocol-Version` must name one of them. */
-export const SUPPORTED_VERSIONS: readonly string[] = [...LEGACY_VERSIONS]
+export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS]
 
 export function isSupportedVersion (version: string): boolean {
   return SUPPORTED_VERSIONS.includes(version)

@@ -3,6 +3,7 @@ import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
+import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf } from './tool-spec.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
@@ -57,14 +58,41 @@ export interface McpServerInfo {
 export class McpProtocol {
   constructor (readonly info: McpServerInfo) {}
 
-  /** The response text of one request, or `undefined` for a notification. */
-  async handle (call: JsonRpcCall, caller: McpCaller): Promise<string | undefined> {
+  /**
+   * The answer to one request (its HTTP status and JSON text), or `undefined` for a
+   * notification. `modern`: the request came in revision 2026-07-28 (its envelope in `_meta`).
+   */
+  async handle (call: JsonRpcCall, caller: McpCaller, modern = false): Promise<McpAnswer | undefined> {
     if (call.id === undefined) return undefined // notifications (initialized, cancelled) need no answer
     try {
-      return resultText(call.id, await this.#dispatch(call, caller))
+      return { status: 200, text: resultText(call.id, modern ? await this.#dispatchModern(call, caller) : await this.#dispatch(call, caller)) }
     } catch (error) {
-      if (error instanceof JsonRpcError) return errorText(call.id, error.code, error.message, error.data)
+      if (error instanceof JsonRpcError) return { status: error.httpStatus, text: errorText(call.id, error.code, error.message, error.data) }
       throw error
+    }
+  }
+
+  /** 2026-07-28: no `initialize`; every result says `resultType`, lists say how long they keep. */
+  async #dispatchModern (call: JsonRpcCall, caller: McpCaller): Promise<string> {
+    switch (call.method) {
+      case 'tools/call': return withResultType(await this.callTool(call.params, caller))
+      // The list depends on the caller (rules, `active`): cacheable by this caller only.
+      case 'tools/list': return withResultType(this.listTools(caller), ',"ttlMs":0,"cacheScope":"private"')
+      case 'server/discover': return JSON.stringify(this.discover())
+      case 'ping': return '{"resultType":"complete"}'
+      default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`, undefined, 404)
+    }
+  }
+
+  discover (): Record<string, unknown> {
+    return {
+      resultType: 'complete',
+      supportedVersions: [MODERN_VERSION, ...LEGACY_VERSIONS],
+      capabilities: { tools: { listChanged: false } },
+      ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
+      ttlMs: 0,
+      cacheScope: 'public',
+      _meta: { [META.serverInfo]: { name: this.info.name, version: this.info.version } },
     }
   }
 
@@ -128,6 +156,16 @@ export class McpProtocol {
       ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
       : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`
   }
+}
+
+export interface McpAnswer {
+  readonly status: number
+  readonly text: string
+}
+
+/** A result object's JSON with `resultType` (and more members) added up front, without re-parsing it. */
+function withResultType (json: string, more = ''): string {
+  return `{"resultType":"complete"${more},${json.slice(1)}`
 }
 
 function unknownTool (name: string): JsonRpcError {

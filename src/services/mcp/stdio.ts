@@ -3,7 +3,8 @@ import type { Readable, Writable } from 'node:stream'
 import type { CancelSignal } from '../../core/abort.js'
 import { Cancellations } from './cancellations.js'
 import { classify, errorText, JSON_RPC, type JsonRpcId } from './json-rpc.js'
-import type { McpCaller, McpProtocol } from './protocol.js'
+import { envelopeVersionOf, MODERN_VERSIONS } from './modern.js'
+import type { McpAnswer, McpCaller, McpProtocol } from './protocol.js'
 
 export interface StdioOptions {
   readonly protocol: McpProtocol
@@ -26,10 +27,10 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
   const pending = new Set<Promise<void>>()
   const write = (text: string): void => { output.write(text + '\n') }
 
-  const answer = async (id: JsonRpcId, run: () => Promise<string | undefined>): Promise<void> => {
+  const answer = async (id: JsonRpcId, run: () => Promise<McpAnswer | undefined>): Promise<void> => {
     try {
-      const text = await run()
-      if (text !== undefined) write(text)
+      const answer = await run()
+      if (answer !== undefined) write(answer.text)
     } catch (error) {
       options.onError?.(error)
       write(errorText(id, JSON_RPC.internalError, 'internal error'))
@@ -59,7 +60,13 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
     }
     const id = call.id
     const cancel = call.method === 'tools/call' ? cancellations.open('', id) : undefined
-    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel?.signal))).finally(() => {
+    // Over stdio there are no headers to check: the envelope alone says which revision speaks.
+    const version = envelopeVersionOf(call)
+    if (version !== undefined && !MODERN_VERSIONS.includes(version)) {
+      write(errorText(id, -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }))
+      continue
+    }
+    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel?.signal), version !== undefined)).finally(() => {
       cancel?.done()
       pending.delete(done)
     })
