@@ -13,7 +13,7 @@ import { openApiPlugin } from './openapi.js'
 import { problemPlugin } from './problem.js'
 import { requestIdPlugin } from './request-id.js'
 import { jsonWithin, toolRoutes } from './tool-routes.js'
-import { mcpRoutes } from './mcp.js'
+import { agentRoutes } from './agent-routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -84,15 +84,12 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     maxResponseBytes: config.maxResponseBytes,
     bodyLimit: config.bodyLimit,
   })
-  // MCP in its own scope, with the same admission and rate limits as the tool routes.
-  await app.register(mcpRoutes, {
-    catalog,
-    facts,
+  // MCP and intents in their own scope, with the same admission and rate limits as the tool routes.
+  await app.register(agentRoutes, {
     admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     rateLimit: { config, redis },
-    allowedOrigins: config.mcpAllowedOrigins,
-    serialize: jsonWithin(config.maxResponseBytes),
-    bodyLimit: config.bodyLimit,
+    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit },
+    intents: { catalog, facts },
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

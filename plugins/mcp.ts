@@ -9,17 +9,13 @@ import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope }
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
 import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../src/services/mcp/http-rules.js'
 import { VERSION } from '../src/services/version.js'
-import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { problemOf } from './problem.js'
-import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
 
 export interface McpOptions {
   readonly catalog: ToolCatalog<GatewayApp>
   readonly facts: GatewayFacts
-  readonly admission: AdmissionOptions
-  readonly rateLimit: RateLimitOptions
   /** Origins a browser page may call from, besides the gateway's own host. */
   readonly allowedOrigins: readonly string[]
   /** Largest tool response body, as on the REST route. */
@@ -35,8 +31,8 @@ const UNPARSABLE = Symbol('unparsable')
 
 /**
  * MCP Streamable HTTP at `POST /mcp`, stateless: every POST is complete in itself, so any
- * replica answers any request, and no session is issued. Its own scope with the same
- * admission (overload, authentication) and rate limits as the tool routes; each `tools/call`
+ * replica answers any request, and no session is issued. Registered in the agent scope (see
+ * `agent-routes.ts`), behind the same admission and rate limits as the tool routes; each `tools/call`
  * is one `invokeWith` of the same catalog, bound as the REST route binds a call. GET and
  * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
  */
@@ -44,8 +40,6 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
   const { catalog, facts } = options
   const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs })
   const cancellations = new Cancellations()
-  await app.register(admissionPlugin, options.admission)
-  if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser(['application/json', 'text/plain'])

@@ -61,6 +61,14 @@ export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z
   readonly debugSteps?: (result: z.output<Out>, ctx: DebugContext) => void
   readonly touchedResourcesOf?: (input: unknown) => readonly string[]
   readonly mutatedResourcesOf?: (input: unknown) => readonly string[]
+  /** Also advertise this tool as an intent a model may pick (`GET /intents`); absent: not advertised. */
+  readonly asIntent?: boolean | IntentDeclaration
+}
+
+/** How a tool is advertised as an intent: the intent's name is the tool id. */
+export interface IntentDeclaration {
+  /** What the model reads when choosing this intent; default: the tool's description. */
+  readonly description?: string
 }
 
 /**
@@ -68,7 +76,9 @@ export interface ToolDeclaration<In extends z.ZodType = z.ZodType, Out extends z
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'parseOutput' | 'effects'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'parseOutput' | 'effects' | 'asIntent'> {
+  /** Present when the tool is advertised as an intent. */
+  readonly asIntent?: IntentDeclaration
   readonly parseOutput: (value: unknown) => z.output<Out>
   /** Sorted, without duplicates; empty when none were declared. */
   readonly effects: readonly Effect[]
