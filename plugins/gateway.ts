@@ -14,6 +14,7 @@ import { problemPlugin } from './problem.js'
 import { requestIdPlugin } from './request-id.js'
 import { jsonWithin, toolRoutes } from './tool-routes.js'
 import { agentRoutes } from './agent-routes.js'
+import { protectedResourceRoutes, resourceMetadataParam } from './protected-resource.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -70,11 +71,15 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   app.decorate('gatewayMetrics', metrics)
   app.decorateRequest('callRecord', null)
 
-  await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
+  await app.register(problemPlugin, {
+    onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined,
+    challengeParams: config.jwt === undefined ? undefined : resourceMetadataParam,
+  })
   await app.register(requestIdPlugin)
   await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
+  if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
   await app.register(toolRoutes, {
     catalog,
     facts,
