@@ -93,7 +93,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(agentRoutes, {
     admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     rateLimit: { config, redis },
-    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit },
+    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined },
     intents: { catalog, facts },
   })
   app.addHook('onClose', async () => {

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CancelSignal } from '../src/core/abort.js'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import type { ToolCatalog, ToolgateError } from '../src/index.js'
+import type { InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
+import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
 import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../src/services/mcp/modern.js'
@@ -21,6 +22,8 @@ export interface McpOptions {
   /** Largest tool response body, as on the REST route. */
   readonly serialize: (value: unknown) => string
   readonly bodyLimit: number
+  /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
+  readonly inFlight?: (toolId: string) => InFlight
 }
 
 export const MCP_PATH = '/mcp'
@@ -93,7 +96,22 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     return {
       tools: () => catalog.active(gatewayApp).filter(tool => app.isPermitted(principal.id, tool.id)),
       get: toolId => catalog.get(toolId),
-      invoke: async (toolId, input, call) => await catalog.invokeWith({
+      invoke: async (toolId, input, call) => {
+        const gauge = options.inFlight?.(toolId)
+        gauge?.inc()
+        try {
+          return await invoke(toolId, input, call)
+        } finally {
+          gauge?.dec()
+        }
+      },
+      problemOf: (error: ToolgateError) => problemOf(error, request.id),
+      // The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`.
+      defaults: restDefaultsOf(request),
+    }
+
+    async function invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
+      return await catalog.invokeWith({
         app: gatewayApp,
         execution: { signal: disconnectSignalOf(reply) },
         domain: gatewayApp.domain,
@@ -103,10 +121,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
         isPermitted: permitFor(app, principal.id),
         serialize: options.serialize,
         transport: MCP_TRANSPORT,
-      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled }),
-      problemOf: (error: ToolgateError) => problemOf(error, request.id),
-      // The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`.
-      defaults: restDefaultsOf(request),
+      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled })
     }
   }
 }

@@ -94,6 +94,17 @@ describe('POST /mcp: the Streamable HTTP rules', () => {
     expect(metrics).toMatch(/toolgate_tool_duration_seconds_count\{tool="echo",kind="read",effects="none",transport="mcp",outcome="ok"\} 1/)
   })
 
+  it('moves the tool\'s in-flight gauge while an MCP call runs', async () => {
+    const { url } = await listeningGateway()
+    const controller = new AbortController()
+    const call = fetch(url, { method: 'POST', headers: HEADERS, body: rpc('tools/call', { name: 'wait_for_abort', arguments: { tag: 'gauge' } }), signal: controller.signal })
+    const gauge = async (): Promise<string | undefined> => /toolgate_tool_calls_in_flight\{tool="wait_for_abort"[^}]*\} (\d+)/.exec(await (await fetch(new URL('/metrics', url))).text())?.[1]
+    await expect.poll(gauge, { timeout: 3000 }).toBe('1')
+    controller.abort()
+    await expect(call).rejects.toThrow()
+    await expect.poll(gauge, { timeout: 3000 }).toBe('0')
+  })
+
   it('aborts the tool signal when the client closes the stream', async () => {
     const { url } = await listeningGateway()
     const controller = new AbortController()
