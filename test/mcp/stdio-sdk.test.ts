@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Client as ModernClient } from '@modelcontextprotocol/client'
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
 
 /*
  * The built command, as a desktop host launches it (run `npm run build` first; `npm test`
@@ -57,5 +59,19 @@ describe('toolgate mcp: MCP over stdio with the official SDK client', () => {
     controller.abort('user pressed stop')
     await expect(call).rejects.toThrow()
     await expect.poll(() => stderr(), { timeout: 5000 }).toContain('ABORTED stdio-1')
+  })
+})
+
+describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', () => {
+  it('negotiates 2026-07-28 and calls a tool', async () => {
+    const client = new ModernClient({ name: 'toolgate-modern-stdio', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    await client.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } }))
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      expect((await client.listTools()).tools.map(tool => tool.name)).toContain('echo')
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'v2' } })).structuredContent).toEqual({ text: 'v2', length: 2 })
+    } finally {
+      await client.close()
+    }
   })
 })
