@@ -33,6 +33,10 @@ export const mcpTools = [
     },
   }),
   defineTool({
+    id: 'shout', kind: 'read', description: 'Takes a bare string: no function-call face.', isReadOnly: true, isConcurrencySafe: true, authorize () {},
+    inputSchema: z.string(), outputSchema: z.string(), execute: text => text.toUpperCase(),
+  }),
+  defineTool({
     id: 'say', kind: 'read', description: 'Answers a bare string.', isReadOnly: true, isConcurrencySafe: true, authorize () {},
     inputSchema: z.object({}), outputSchema: z.string(), execute: () => 'hello',
   }),

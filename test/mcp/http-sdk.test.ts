@@ -43,6 +43,8 @@ describe('POST /mcp with the official SDK client (Streamable HTTP)', () => {
     expect(declaration).toMatchObject({ id: 'pay_out', kind: 'network', effects: ['external', 'financial'], flags: { readOnly: false } })
     expect(byName.get('echo')!.inputSchema).toMatchObject({ type: 'object', required: ['text'] })
     expect(byName.get('echo')!.outputSchema).toMatchObject({ type: 'object' })
+    // Arguments are an object: a tool whose input is a bare string is left out (REST serves it).
+    expect(byName.has('shout')).toBe(false)
     // A string output has no object schema: no outputSchema, the text block carries it.
     expect(byName.get('say')!.outputSchema).toBeUndefined()
     await client.close()

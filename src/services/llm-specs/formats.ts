@@ -1,5 +1,5 @@
 import type { AnyTool } from '../../core/tool.js'
-import { mcpToolOf } from '../mcp/tool-spec.js'
+import { mcpToolOf, takesObjectInput } from '../mcp/tool-spec.js'
 import { effectsText, listingOf } from '../tool-listing.js'
 import type { NameMap, SpecFormat } from './names.js'
 import { NotStrictable, strictSchemaOf } from './strict-schema.js'
@@ -17,7 +17,8 @@ export interface SpecOptions {
  * Messages (`anthropic`), Gemini `generateContent` (`gemini`), or MCP's `tools/list` result.
  * The same listing feeds every format, so the JSON Schemas are the REST route's.
  */
-export function specsOf (format: SpecFormat, tools: readonly AnyTool[], options: SpecOptions): { tools: Array<Record<string, unknown>> } {
+export function specsOf (format: SpecFormat, all: readonly AnyTool[], options: SpecOptions): { tools: Array<Record<string, unknown>> } {
+  const tools = all.filter(tool => takesObjectInput(tool, options.defaultTimeoutMs))
   if (format === 'mcp') return { tools: tools.map(tool => ({ ...mcpToolOf(tool, options.defaultTimeoutMs) })) }
   const entries = tools.map(tool => {
     const listing = listingOf(tool, options.defaultTimeoutMs)

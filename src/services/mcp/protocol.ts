@@ -4,7 +4,7 @@ import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
-import { mcpToolOf } from './tool-spec.js'
+import { mcpToolOf, takesObjectInput } from './tool-spec.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
@@ -120,7 +120,7 @@ export class McpProtocol {
 
   listTools (caller: McpCaller): string {
     const timeout = this.info.defaultTimeoutMs
-    return JSON.stringify({ tools: caller.tools().map(tool => mcpToolOf(tool, timeout)) })
+    return JSON.stringify({ tools: caller.tools().filter(tool => takesObjectInput(tool, timeout)).map(tool => mcpToolOf(tool, timeout)) })
   }
 
   async callTool (params: Record<string, unknown>, caller: McpCaller): Promise<string> {

@@ -59,6 +59,16 @@ export function mcpToolOf (tool: AnyTool, defaultTimeoutMs: number): McpTool {
   return spec
 }
 
+/**
+ * True when a model can call the tool with function-call arguments: MCP and every provider
+ * pass arguments as one JSON object, so a tool whose input is a string, an array or a number
+ * is left out of those listings (REST still serves it).
+ */
+export function takesObjectInput (tool: AnyTool, defaultTimeoutMs: number): boolean {
+  const type = listingOf(tool, defaultTimeoutMs).inputSchema.type
+  return type === undefined || type === 'object'
+}
+
 /** True when the tool's result can be `structuredContent` (an object schema). */
 export function hasStructuredOutput (tool: AnyTool, defaultTimeoutMs: number): boolean {
   return mcpToolOf(tool, defaultTimeoutMs).outputSchema !== undefined
