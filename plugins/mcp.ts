@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CancelSignal } from '../src/core/abort.js'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import type { InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
+import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
@@ -40,7 +40,7 @@ const UNPARSABLE = Symbol('unparsable')
  * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
  */
 export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
-  const { catalog, facts } = options
+  const { catalog } = options
   const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs })
   const cancellations = new Cancellations()
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
@@ -83,51 +83,76 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
     const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
     try {
-      const answer = await protocol.handle(call, callerOf(request, reply, cancel?.signal), modern !== undefined)
+      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel), modern !== undefined)
       return await sendRpc(reply, answer!.status, answer!.text, sse)
     } finally {
-      cancel?.done()
+      if (cancel !== undefined) cancellations.close(cancel)
     }
   })
 
-  function callerOf (request: FastifyRequest, reply: FastifyReply, cancelled: CancelSignal | undefined): McpCaller {
-    const gatewayApp = gatewayAppOf(request, facts)
-    const { principal } = request
-    return {
-      tools: () => catalog.active(gatewayApp).filter(tool => app.isPermitted(principal.id, tool.id)),
-      get: toolId => catalog.get(toolId),
-      invoke: async (toolId, input, call) => {
-        const gauge = options.inFlight?.(toolId)
-        gauge?.inc()
-        try {
-          return await invoke(toolId, input, call)
-        } finally {
-          gauge?.dec()
-        }
-      },
-      problemOf: (error: ToolgateError) => problemOf(error, request.id),
-      // The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`.
-      defaults: restDefaultsOf(request),
-    }
+}
 
-    async function invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
-      return await catalog.invokeWith({
-        app: gatewayApp,
-        execution: { signal: disconnectSignalOf(reply) },
-        domain: gatewayApp.domain,
+/**
+ * One HTTP request's caller: who calls and how a call of theirs enters the pipeline, bound as
+ * the REST route binds it. A class rather than closures: one object per request on the hot path.
+ */
+class HttpCaller implements McpCaller {
+  readonly #app: GatewayApp
+  constructor (
+    readonly scope: FastifyInstance,
+    readonly options: McpOptions,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly cancelled: CancelSignal | undefined,
+  ) {
+    this.#app = gatewayAppOf(request, options.facts)
+  }
+
+  tools (): AnyTool[] {
+    const { id } = this.request.principal
+    return this.options.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id))
+  }
+
+  get (toolId: string): AnyTool | undefined {
+    return this.options.catalog.get(toolId)
+  }
+
+  async invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
+    const gauge = this.options.inFlight?.(toolId)
+    gauge?.inc()
+    try {
+      const { principal } = this.request
+      return await this.options.catalog.invokeWith({
+        app: this.#app,
+        execution: { signal: disconnectSignalOf(this.reply) },
+        domain: this.#app.domain,
         idempotencyScope: principal.id,
         mode: call.mode,
         escalationApproved: principal.scopes.includes(SCOPES.escalate),
-        isPermitted: permitFor(app, principal.id),
-        serialize: options.serialize,
+        isPermitted: permitFor(this.scope, principal.id),
+        serialize: this.options.serialize,
         transport: MCP_TRANSPORT,
-      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled })
+      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: this.cancelled })
+    } finally {
+      gauge?.dec()
     }
+  }
+
+  problemOf (error: ToolgateError): Record<string, unknown> {
+    return problemOf(error, this.request.id)
+  }
+
+  /** The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`. */
+  get defaults (): McpCallOptions {
+    return restDefaultsOf(this.request)
   }
 }
 
+const NO_DEFAULTS: McpCallOptions = Object.freeze({})
+
 function restDefaultsOf (request: FastifyRequest): McpCallOptions {
   const query = request.query as Record<string, string | undefined>
+  if (request.headers['idempotency-key'] === undefined && query.mode === undefined && query.dryRun === undefined) return NO_DEFAULTS
   return {
     idempotencyKey: single(request.headers['idempotency-key']),
     ...(query.mode === 'plan' ? { mode: 'plan' as const } : {}),
@@ -143,7 +168,7 @@ function cancelScopeOf (request: FastifyRequest): string {
 
 /** JSON when the client takes it (or says nothing), else one SSE event; `undefined`: neither (406). */
 function wantsEventStream (accept: string | undefined): boolean | undefined {
-  if (accept === undefined || accept === '') return false
+  if (accept === undefined || accept === '' || accept.includes('application/json')) return false
   const lower = accept.toLowerCase()
   if (lower.includes('application/json') || lower.includes('*/*') || lower.includes('application/*')) return false
   if (lower.includes('text/event-stream')) return true

@@ -2,8 +2,9 @@ import type { CancelSignal } from '../../core/abort.js'
 import type { JsonRpcId } from './json-rpc.js'
 
 /** A signal `notifications/cancelled` can fire; one listener, like the pipeline's own signals. */
-class CancelledSignal implements CancelSignal {
+export class CancelledSignal implements CancelSignal {
   aborted = false
+  constructor (readonly key: string) {}
   #listener: (() => void) | undefined
   addEventListener (_type: 'abort', listener: () => void): void { this.#listener = listener }
   removeEventListener (): void { this.#listener = undefined }
@@ -23,24 +24,24 @@ class CancelledSignal implements CancelSignal {
  * works.
  */
 export class Cancellations {
-  readonly #calls = new Map<string, CancelledSignal[]>()
+  // One signal per key almost always: an array only when a client reuses an id concurrently.
+  readonly #calls = new Map<string, CancelledSignal | CancelledSignal[]>()
 
-  /** Register a call; `done` must be called when it settles. */
-  open (scope: string, id: JsonRpcId): { signal: CancelSignal, done: () => void } {
-    const key = keyOf(scope, id)
-    const signal = new CancelledSignal()
-    const list = this.#calls.get(key)
-    if (list === undefined) this.#calls.set(key, [signal])
-    else list.push(signal)
-    return {
-      signal,
-      done: () => {
-        const current = this.#calls.get(key)
-        if (current === undefined) return
-        const rest = current.filter(s => s !== signal)
-        if (rest.length === 0) this.#calls.delete(key)
-        else this.#calls.set(key, rest)
-      },
+  /** Register a call; `close` it when it settles. */
+  open (scope: string, id: JsonRpcId): CancelledSignal {
+    const signal = new CancelledSignal(keyOf(scope, id))
+    const present = this.#calls.get(signal.key)
+    this.#calls.set(signal.key, present === undefined ? signal : [...[present].flat(), signal])
+    return signal
+  }
+
+  close (signal: CancelledSignal): void {
+    const present = this.#calls.get(signal.key)
+    if (present === signal) {
+      this.#calls.delete(signal.key)
+    } else if (Array.isArray(present)) {
+      const rest = present.filter(s => s !== signal)
+      this.#calls.set(signal.key, rest.length === 1 ? rest[0]! : rest)
     }
   }
 
@@ -48,9 +49,9 @@ export class Cancellations {
   cancel (scope: string, params: Record<string, unknown>): boolean {
     const id = params.requestId
     if (typeof id !== 'string' && typeof id !== 'number') return false
-    const list = this.#calls.get(keyOf(scope, id))
-    if (list?.length !== 1) return false
-    list[0]!.fire()
+    const present = this.#calls.get(keyOf(scope, id))
+    if (present === undefined || Array.isArray(present)) return false
+    present.fire()
     return true
   }
 

@@ -66,8 +66,8 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
       write(errorText(id, -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }))
       continue
     }
-    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel?.signal), version !== undefined)).finally(() => {
-      cancel?.done()
+    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel), version !== undefined)).finally(() => {
+      if (cancel !== undefined) cancellations.close(cancel)
       pending.delete(done)
     })
     pending.add(done)
