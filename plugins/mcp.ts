@@ -19,7 +19,7 @@ export interface McpOptions {
   readonly facts: GatewayFacts
   /** Origins a browser page may call from, besides the gateway's own host. */
   readonly allowedOrigins: readonly string[]
-  /** Largest tool response body, as on the REST route. */
+  /** Encodes a result inside the pipeline, with the REST route's response size limit. */
   readonly serialize: (value: unknown) => string
   readonly bodyLimit: number
   /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
