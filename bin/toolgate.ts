@@ -7,10 +7,11 @@ import { VERSION } from '../src/services/version.js'
 import { EXIT, isUserFacing, parse, UsageError, type Command } from './command.js'
 import { hashKey } from './commands/hash-key.js'
 import { list } from './commands/list.js'
+import { mcp } from './commands/mcp.js'
 import { openapi } from './commands/openapi.js'
 import { serve } from './commands/serve.js'
 
-const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey]
+const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey, mcp]
 
 const HELP = `usage: toolgate <command> [arguments]
 

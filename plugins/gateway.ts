@@ -15,7 +15,9 @@ import { problemPlugin } from './problem.js'
 import { corsPlugin } from './cors.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
-import { toolRoutes } from './tool-routes.js'
+import { jsonWithin, toolRoutes } from './tool-routes.js'
+import { agentRoutes } from './agent-routes.js'
+import { protectedResourceRoutes, resourceMetadataParam } from './protected-resource.js'
 import { approvalRoutes, approvalTelemetry } from './approvals.js'
 import { approvalOptionsOf } from '../src/services/approvals/options.js'
 import { compileApprovalRules } from '../src/services/approvals/rules.js'
@@ -87,7 +89,10 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   app.decorate('gatewayMetrics', metrics)
   app.decorateRequest('callRecord', null)
 
-  await app.register(problemPlugin, { onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined })
+  await app.register(problemPlugin, {
+    onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined,
+    challengeParams: config.jwt === undefined ? undefined : resourceMetadataParam,
+  })
   await app.register(requestIdPlugin)
   // CORS first among the request hooks, so a browser can read the refusals that follow.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
@@ -95,6 +100,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(openApiPlugin, { version: VERSION })
   if (config.metrics) await app.register(metricsPlugin, { metrics })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
+  if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
+  // One compiled set of approval rules for every face that calls tools (REST, MCP).
+  const approvalRule = config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules)
   await app.register(toolRoutes, {
     catalog,
     facts,
@@ -103,7 +111,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     rateLimit: { config, redis },
     maxResponseBytes: config.maxResponseBytes,
     bodyLimit: config.bodyLimit,
-    approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
+    approvalRule,
     docsUi: config.docs,
   })
   await app.register(approvalRoutes, {
@@ -111,6 +119,13 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     sweepMs: 5_000,
     onPending: approvalSinks.onPending,
+  })
+  // MCP and intents in their own scope, with the same admission and rate limits as the tool routes.
+  await app.register(agentRoutes, {
+    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
+    rateLimit: { config, redis },
+    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule },
+    intents: { catalog, facts },
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

@@ -104,6 +104,8 @@ export interface ProblemOptions {
    * error-path callback rather than an onResponse hook, which would cost every call.
    */
   readonly onToolRouteFailure?: (toolId: string, error: ToolgateError, request: FastifyRequest, reply: FastifyReply) => void
+  /** More parameters for a bearer challenge (RFC 9728 `resource_metadata`, when JWT is on). */
+  readonly challengeParams?: (request: FastifyRequest) => string
 }
 
 export function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown, options: ProblemOptions = {}): FastifyReply {
@@ -111,7 +113,10 @@ export function sendProblem (reply: FastifyReply, request: FastifyRequest, failu
   const toolId = request.routeOptions.config.toolId
   if (toolId !== undefined && request.callRecord === null) options.onToolRouteFailure?.(toolId, error, request, reply)
   const { extensions } = error
-  if (typeof extensions.wwwAuthenticate === 'string') void reply.header('WWW-Authenticate', extensions.wwwAuthenticate)
+  if (typeof extensions.wwwAuthenticate === 'string') {
+    const more = options.challengeParams?.(request)
+    void reply.header('WWW-Authenticate', more === undefined ? extensions.wwwAuthenticate : `${extensions.wwwAuthenticate}, ${more}`)
+  }
   if (typeof extensions.retryAfter === 'number') void reply.header('Retry-After', String(extensions.retryAfter))
   if (typeof extensions.allow === 'string') void reply.header('Allow', extensions.allow)
   if (error instanceof ToolgateError && error.replayed) void reply.header('Idempotent-Replayed', 'true')

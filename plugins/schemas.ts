@@ -1,3 +1,4 @@
+import { SPEC_FORMATS, type SpecFormat } from '../src/services/llm-specs/names.js'
 import { z } from 'zod'
 import { ERRORS } from '../src/index.js'
 
@@ -89,3 +90,15 @@ export const CallQuery = z.object({
   dryRun: flag.optional().describe(`true: validate and authorize, return what the call would do (as ${'`'}application/vnd.toolgate.dry-run+json${'`'}), execute nothing`),
   escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
 })
+
+/** `GET /tools?format=...`: the caller's tools in one provider's request format. */
+export const SpecQuery = z.object({
+  format: z.enum(SPEC_FORMATS as [SpecFormat, ...SpecFormat[]]).optional()
+    .describe('openai, openai-responses, anthropic, gemini or mcp: the `tools` field of that provider\'s request body'),
+  strict: flag.optional().describe('true: OpenAI strict-mode schemas (every property required, optionals nullable, no additional properties, no $ref)'),
+})
+
+/** The `tools` field of a provider's request body, as `GET /tools?format=...` answers it. */
+export const ProviderSpecs = z.object({
+  tools: z.array(z.record(z.string(), z.unknown())).describe('Ready to paste as the `tools` of an OpenAI, Anthropic or Gemini request, or an MCP tools/list result'),
+}).meta({ id: 'ProviderToolSpecs' })

@@ -6,13 +6,15 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-cont
 import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
-import { domainOf } from '../src/services/principal-keys.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { callerDocs } from './caller-docs.js'
 import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
-import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, SESSION_ID } from './schemas.js'
+import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
+import { specsOf } from '../src/services/llm-specs/formats.js'
+import { nameMapsOf } from '../src/services/llm-specs/names.js'
 import { disconnectSignalOf } from './disconnect.js'
+import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
 import { APPROVAL_ID_HEADER, ApprovalSchema, preferredWaitMs } from './approval-schemas.js'
 import type { ApprovalRule } from '../src/index.js'
@@ -63,20 +65,10 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
   const serialize = jsonWithin(options.maxResponseBytes)
 
-  const appOf = (request: FastifyRequest): GatewayApp => {
-    const session = single(request.headers['x-session-id'])
-    if (session !== undefined && !SESSION_ID.test(session)) {
-      throw new GatewayError('TOOLGATE_INVALID_INPUT', 'X-Session-Id must be 1 to 128 characters of [A-Za-z0-9_.:@-]', { errors: [{ pointer: '/headers/x-session-id', message: 'invalid session id', code: 'invalid_format' }] })
-    }
-    return {
-      principal: request.principal,
-      requestId: request.id,
-      // Sessions are per principal: one caller cannot queue behind another's session.
-      domain: domainOf(request.principal.id, session),
-      log: request.log,
-      gateway: facts,
-    }
-  }
+  const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
+
+  // Built at start-up: two ids on one provider name stop the gateway here.
+  const names = nameMapsOf(catalog.tools)
 
   /** What `GET /tools` lists for this request: active for its app, and permitted. */
   const visibleTools = (request: FastifyRequest): AnyTool<GatewayApp>[] =>
@@ -88,12 +80,15 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   app.get('/tools', {
     schema: {
       operationId: 'listTools', tags: ['gateway'], summary: 'List the tools you may call',
-      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas.',
-      security: SECURITY, response: { 200: z.object({ tools: z.array(ToolListingSchema) }), ...problemResponses([401, 403]) },
+      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas. With `format`, the same tools as the `tools` field of that provider\'s request body.',
+      security: SECURITY, querystring: SpecQuery, response: { 200: z.union([z.object({ tools: z.array(ToolListingSchema) }), ProviderSpecs]), ...problemResponses([400, 401, 403]) },
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    return { tools: visibleTools(request).map(tool => listingOf(tool, timeout)) }
+    const visible = visibleTools(request)
+    const { format, strict } = request.query
+    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: names.get(format)! })
+    return { tools: visible.map(tool => listingOf(tool, timeout)) }
   })
 
   app.get('/tools/:id', {
@@ -140,7 +135,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           domain: gatewayApp.domain,
           idempotencyScope: principal.id,
           mode: query.mode,
-          isPermitted: permitFor(principal.id),
+          isPermitted: permitFor(app, principal.id),
           onRecord: record => { logCall(request, record) },
           serialize,
           requester: principal.id,
@@ -163,15 +158,10 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     })
   }
 
+
   function ruleFor (principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
     const approvalRule = options.approvalRule
     return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
-  }
-
-  /** No rules configured: no per-call check at all. */
-  function permitFor (principalId: string): ((tool: AnyTool) => boolean) | undefined {
-    if (!app.hasPermissionRules) return undefined
-    return tool => app.isPermitted(principalId, tool.id)
   }
 }
 
@@ -196,7 +186,7 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
 
 
 /** JSON for the response body, inside the pipeline: circular or oversized output is a 502. */
-function jsonWithin (maxBytes: number): (value: unknown) => string {
+export function jsonWithin (maxBytes: number): (value: unknown) => string {
   return value => {
     const body = JSON.stringify(value === undefined ? null : value)
     // A UTF-16 length is a lower bound of the UTF-8 size: check the cheap bound first.

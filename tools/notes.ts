@@ -121,6 +121,8 @@ export function createNotesTools (store = new MemoryNotesStore()): AnyTool[] {
       isReadOnly: false,
       isConcurrencySafe: false,
       supportsEscalation: true,
+      // Offered to models as an intent: "delete my note" resolves to what would go, nothing more.
+      asIntent: { description: 'The user wants one of their notes deleted for good.' },
       touchedResourcesOf: noteResource,
       mutatedResourcesOf: noteResource,
       authorize () {},

@@ -40,18 +40,31 @@ export function toolgateTarget (tools: number): Target {
 }
 
 const mcpCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: ECHO_TEXT } } }
+const isMcpEcho = (body: unknown): boolean => {
+  const result = (body as { result?: { isError?: boolean, structuredContent?: unknown } } | null)?.result
+  return result?.isError !== true && isEcho(result?.structuredContent)
+}
+const MCP_HEADERS = { ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
 
 export const TARGETS: readonly Target[] = [
   { id: 'node-http', label: 'node:http + hand check', file: 'bench/targets/node-http.ts', request: restEcho, isRight: isEcho },
   { id: BASELINE_ID, label: 'Fastify + type-provider-zod', file: 'bench/targets/fastify-zod.ts', request: restEcho, isRight: isEcho },
   toolgateTarget(1),
+  {
+    id: 'toolgate-mcp',
+    label: 'toolgate, MCP tools/call',
+    file: 'bench/targets/toolgate.ts',
+    env: { BENCH_TOOLS: '1' },
+    request: { path: '/mcp', headers: { ...MCP_HEADERS, 'x-api-key': BENCH_API_KEY }, body: JSON.stringify(mcpCall) },
+    isRight: isMcpEcho,
+  },
   { id: 'hono-zod-openapi', label: '@hono/zod-openapi', file: 'bench/targets/hono-zod-openapi.ts', request: restEcho, isRight: isEcho },
   {
     id: 'mcp-sdk',
     label: 'MCP SDK, stateless HTTP',
     file: 'bench/targets/mcp-sdk.ts',
     request: { path: '/mcp', headers: { ...JSON_HEADERS, accept: 'application/json, text/event-stream' }, body: JSON.stringify(mcpCall) },
-    isRight: body => isEcho((body as { result?: { isError?: boolean, structuredContent?: unknown } } | null)?.result?.structuredContent),
+    isRight: isMcpEcho,
   },
 ]
 

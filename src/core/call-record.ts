@@ -24,6 +24,8 @@ export interface CallRecord {
   readonly effectsLabel: string
   readonly readOnly: boolean
   readonly domain: string
+  /** The binding's transport (`mcp`, ...); absent for the REST route. A bounded metrics label. */
+  readonly transport?: string
   outcome: Outcome
   status: number
   code?: string

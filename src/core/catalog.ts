@@ -48,6 +48,8 @@ export interface BindOptions<App> {
   readonly onRecord?: (record: CallRecord) => void
   /** Encode results for the transport inside the pipeline (see `Binding.serialize`). */
   readonly serialize?: (value: unknown) => string
+  /** Which face the call came through (`mcp`, ...), for the record and the metrics; absent: REST. */
+  readonly transport?: string
 }
 
 export interface Invoker {
@@ -184,6 +186,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     serialize: options.serialize,
     requester: options.requester,
     approvalRule: options.approvalRule,
+    transport: options.transport,
   }
 }
 

@@ -1,6 +1,6 @@
 import { ToolDefinitionError } from './errors.js'
 import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
-import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type ToolDeclaration } from './tool.js'
+import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type IntentDeclaration, type ToolDeclaration } from './tool.js'
 
 /** What a tool id may be: the name a model calls, a route segment, a metrics label. */
 export const TOOL_ID = /^[a-z][a-z0-9_]{0,63}$/
@@ -11,7 +11,7 @@ const OPTIONAL_FUNCTIONS = ['parseOutput', 'active', 'resolve', 'debugSteps', 't
 const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempotencyKey'] as const
 const KNOWN_FIELDS = new Set<string>([
   'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects',
-  'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs',
+  'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs', 'asIntent',
   ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval',
 ])
 
@@ -78,6 +78,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
   const effects = checkEffects(d.effects, fail)
   checkTimeout(d.timeoutMs, d.interactive === true, fail)
   checkSelfConcurrency(declaration, fail)
+  const asIntent = intentOf(d.asIntent, fail)
 
   const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
   const tool: Record<string | symbol, unknown> = {
@@ -97,6 +98,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
     supportsEscalation: d.supportsEscalation === true,
     requiresIdempotencyKey: d.requiresIdempotencyKey === true,
     requiresApproval: typeof d.requiresApproval === 'function' ? bind(d.requiresApproval) : d.requiresApproval === true,
+    asIntent,
     source: options.source,
     [DEFINED]: true,
   }
@@ -114,6 +116,17 @@ function checkEffects (value: unknown, fail: (field: string, problem: string) =>
     if (!(EFFECTS as readonly unknown[]).includes(effect)) fail('effects', `has unknown effect ${JSON.stringify(effect)}; known: ${EFFECTS.join(', ')}`)
   }
   return [...new Set(value as Effect[])].sort()
+}
+
+/** `true`, or an object with an optional model-visible `description` of the intent; frozen copy. */
+function intentOf (value: unknown, fail: (field: string, problem: string) => never): IntentDeclaration | undefined {
+  if (value === undefined || value === false) return undefined
+  if (value === true) return Object.freeze({})
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('asIntent', 'must be true or an object { description?: string }')
+  const { description, ...rest } = value as Record<string, unknown>
+  for (const key of Object.keys(rest)) fail('asIntent', `has unknown field "${key}"; known: description`)
+  if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) fail('asIntent', 'description must be a non-empty string when present')
+  return Object.freeze(description === undefined ? {} : { description: description as string })
 }
 
 function checkTimeout (value: unknown, interactive: boolean, fail: (field: string, problem: string) => never): void {

@@ -70,6 +70,14 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly debugSteps?: (result: SchemaOutput<Out>, ctx: DebugContext) => void
   readonly touchedResourcesOf?: (input: unknown) => readonly string[]
   readonly mutatedResourcesOf?: (input: unknown) => readonly string[]
+  /** Also advertise this tool as an intent a model may pick (`GET /intents`); absent: not advertised. */
+  readonly asIntent?: boolean | IntentDeclaration
+}
+
+/** How a tool is advertised as an intent: the intent's name is the tool id. */
+export interface IntentDeclaration {
+  /** What the model reads when choosing this intent; default: the tool's description. */
+  readonly description?: string
 }
 
 /**
@@ -77,9 +85,11 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'asIntent'> {
   readonly inputSchema: SchemaSnapshot<In>
   readonly outputSchema: SchemaSnapshot<Out>
+  /** Present when the tool is advertised as an intent. */
+  readonly asIntent?: IntentDeclaration
   readonly parseOutput: (value: unknown) => SchemaOutput<Out>
   /** Sorted, without duplicates; empty when none were declared. */
   readonly effects: readonly Effect[]

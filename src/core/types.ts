@@ -52,6 +52,8 @@ export interface Binding<App> {
    * in the record and the metrics, not a crash after the call was counted as ok.
    */
   readonly serialize?: (value: unknown) => string
+  /** Which face the call came through; copied into the record (absent: the REST route). */
+  readonly transport?: string
   /** Who asks when a call needs approval (default: `idempotencyScope`). */
   readonly requester?: string
   /** The operator's rule for this caller: undefined when none asks for approval of `tool`. */

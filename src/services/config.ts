@@ -117,6 +117,8 @@ export const ConfigSchema = z.object({
   approvalMaxWaitMs: intFromEnv(0, 10 * 60_000).default(60_000),
   approvalAllowSelf: boolFromEnv.default(false),
   approvalRules: z.array(ApprovalRuleSchema).default([]),
+  /** Browser origins allowed to call `POST /mcp` besides the gateway's own host (`*`: any). */
+  mcpAllowedOrigins: list.default([]),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
@@ -136,6 +138,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
+  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins',
 }
 
 export class ConfigError extends Error {

@@ -23,6 +23,7 @@ export const SETTING_DOCS: Readonly<Record<string, string>> = {
   AUTH_FAILURE_WINDOW_MS: 'the window of `AUTH_FAILURE_LIMIT`',
   CORS_ORIGINS: 'browser origins allowed to call, comma-separated (`https://app.example.com`), or `*`; none: CORS off. Preflights are answered for tool calls, listings and the document',
   CORS_CREDENTIALS: 'let browsers send credentials cross-origin (needs explicit origins, not `*`)',
+  MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
   DOCS_PUBLIC: 'serve `/openapi.json` (whole) to callers without credentials; otherwise it needs the same credentials as `GET /tools` and lists only the tools the caller may call',
   AUTH_DISABLED: 'serve anonymous callers on any address (you take responsibility)',
   METRICS: 'serve `/metrics` and count calls',

@@ -24,7 +24,7 @@ describe('toolgate (the command)', () => {
   it('prints help listing every command with exit 0, and exit 2 with no command', () => {
     const help = toolgate(['--help'])
     expect(help.status).toBe(0)
-    for (const command of ['serve', 'openapi', 'list', 'hash-key']) expect(help.stdout).toContain(`  ${command} `)
+    for (const command of ['serve', 'openapi', 'list', 'hash-key', 'mcp']) expect(help.stdout).toContain(`  ${command} `)
     expect(toolgate([]).status).toBe(2)
   })
 

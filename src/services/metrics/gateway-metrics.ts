@@ -50,13 +50,17 @@ export class GatewayMetrics {
   readonly contentType = 'text/plain; version=0.0.4; charset=utf-8'
   readonly #families: ReadonlyArray<CounterFamily | GaugeFamily | HistogramFamily>
   readonly #duration: HistogramFamily
+  readonly #calls: CounterFamily
   readonly #authFailures: ReadonlyMap<string, CounterChild>
   readonly #tools = new Map<string, ToolSeries>()
   /** Families other services register (approvals), rendered after the gateway's own. */
   readonly #more: Array<{ render (out: string[]): void }> = []
+  /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
+  readonly #byTransport = new Map<string, ToolSeries>()
 
   constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
     const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
+    this.#calls = calls
     this.#duration = new HistogramFamily('toolgate_tool_duration_seconds', 'Tool call duration in seconds, from the pipeline\'s start to its end', DURATION_BUCKETS)
     const inFlight = new GaugeFamily('toolgate_tool_calls_in_flight', 'Tool calls started and not yet settled (queued or executing)')
     const queueWait = new HistogramFamily('toolgate_tool_queue_wait_seconds', 'Time a call waited for a concurrency slot, for calls that got one', QUEUE_WAIT_BUCKETS)
@@ -103,8 +107,9 @@ export class GatewayMetrics {
 
   /** Count one finished call (the catalog's `onRecord`). */
   observe (record: CallRecord): void {
-    const series = this.#tools.get(record.toolId)
+    let series = this.#tools.get(record.toolId)
     if (series === undefined) return
+    if (record.transport !== undefined) series = this.#transportSeries(series, record.transport)
     this.#count(series, record.outcome, record.durationMs / 1000)
     // queueMs is measured only once a slot was granted.
     if (record.executed) series.queueWait.observe(record.queueMs / 1000)
@@ -125,6 +130,29 @@ export class GatewayMetrics {
   /** Count a failed authentication; a reason outside the closed set counts as `other`. */
   authFailure (reason: string): void {
     (this.#authFailures.get(reason) ?? this.#authFailures.get('other')!).inc()
+  }
+
+  /**
+   * The same families with one more label, `transport`, for calls that did not come through
+   * the REST route: REST series keep their labels, so existing dashboards and alerts hold.
+   * The transport is named by the gateway's own code (a closed set), never by a caller.
+   */
+  #transportSeries (rest: ToolSeries, transport: string): ToolSeries {
+    const key = `${transport}/${rest.labels.tool}`
+    let series = this.#byTransport.get(key)
+    if (series === undefined) {
+      const labels = { ...rest.labels, transport }
+      series = {
+        calls: new Map(OUTCOMES.map(outcome => [outcome, this.#calls.child({ ...labels, outcome })] as const)),
+        duration: new Map(),
+        labels: labels as ToolSeries['labels'],
+        inFlight: rest.inFlight,
+        queueWait: rest.queueWait,
+        replays: rest.replays,
+      }
+      this.#byTransport.set(key, series)
+    }
+    return series
   }
 
   #count (series: ToolSeries, outcome: Outcome, seconds: number): void {

@@ -1,0 +1,62 @@
+import type { CancelSignal } from '../../src/core/abort.js'
+import { SCOPES, type GatewayApp, type GatewayFacts, type Principal } from '../../src/core/app-context.js'
+import { newId } from '../../src/core/ids.js'
+import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool } from '../../src/index.js'
+import { createPermissionRules } from '../../src/services/auth/index.js'
+import { McpProtocol, type McpCaller } from '../../src/services/mcp/protocol.js'
+import { serveStdio } from '../../src/services/mcp/stdio.js'
+import { VERSION } from '../../src/services/version.js'
+import { jsonWithin } from '../../plugins/tool-routes.js'
+import { problemOf } from '../../plugins/problem.js'
+import { EXIT, type Command } from '../command.js'
+import { configAndTools } from './load.js'
+
+/** Whoever launched the process: a desktop host acting for its user. Rules may still name it. */
+const LOCAL: Principal = { id: 'stdio', scopes: [SCOPES.read, SCOPES.call], via: 'anonymous' }
+const MCP_TRANSPORT = 'mcp-stdio'
+
+export const mcp: Command = {
+  name: 'mcp',
+  summary: 'serve the tools in TOOLS_DIR over MCP on stdin/stdout (desktop hosts)',
+  help: `usage: toolgate mcp [TOOLS_DIR]
+
+Serve every tool in TOOLS_DIR (default: the TOOLS_DIR setting, else ./tools) as an MCP server
+over stdio, for desktop hosts that launch their servers as processes. The same pipeline as
+serve: validation, authorize, idempotency, scheduling, timeouts, parseOutput. The caller is the
+principal "stdio" (scopes tools:read and tools:call; permission rules may name it). Logs go to
+stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
+  async run (args) {
+    const { config, tools } = await configAndTools(args)
+    const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
+      core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs },
+      idempotency: { store: new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }), ttlMs: config.idempotencyTtlMs },
+    })
+    const isPermitted = createPermissionRules(config.rules)
+    const permitted = (tool: AnyTool): boolean => isPermitted(LOCAL.id, tool.id)
+    const facts: GatewayFacts = { version: VERSION, startedAt: Date.now(), toolIds: () => catalog.ids(), inFlight: () => catalog.inFlight }
+    const serialize = jsonWithin(config.maxResponseBytes)
+    const log = stderrLogger()
+    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs })
+
+    const callerOf = (cancelled: CancelSignal | undefined): McpCaller => {
+      const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
+      return {
+        tools: () => catalog.active(app).filter(permitted),
+        get: toolId => catalog.get(toolId),
+        invoke: async (toolId, input, call) => await catalog.invokeWith({
+          app, domain: app.domain, idempotencyScope: LOCAL.id, mode: call.mode, isPermitted: permitted, serialize, transport: MCP_TRANSPORT,
+        }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled }),
+        problemOf: error => problemOf(error, app.requestId),
+      }
+    }
+    await serveStdio({ protocol, input: process.stdin, output: process.stdout, callerOf, onError: error => { log.error({ err: String(error) }, 'mcp request failed') } })
+    await catalog.shutdown(config.shutdownGraceMs)
+    return EXIT.ok
+  },
+}
+
+/** JSON lines on stderr: stdout belongs to the protocol. */
+function stderrLogger (): GatewayApp['log'] {
+  const line = (level: string) => (obj: object, msg?: string): void => { process.stderr.write(JSON.stringify({ level, time: Date.now(), ...obj, msg }) + '\n') }
+  return { info: line('info'), warn: line('warn'), error: line('error'), debug: () => {} }
+}

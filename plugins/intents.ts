@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
+import { requireScope } from '../src/services/auth/index.js'
+import { GatewayError, type ToolCatalog } from '../src/index.js'
+import { intentEntryOf, intentSchemaOf, intentToolsOf } from '../src/services/intents.js'
+import { disconnectSignalOf } from './disconnect.js'
+import { gatewayAppOf, permitFor } from './gateway-app.js'
+import { problemResponses } from './schemas.js'
+
+export interface IntentOptions {
+  readonly catalog: ToolCatalog<GatewayApp>
+  readonly facts: GatewayFacts
+}
+
+const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
+const IntentList = z.object({
+  intents: z.array(z.object({ intent: z.string(), description: z.string(), effects: z.array(z.string()), readOnly: z.boolean() })),
+  schema: z.record(z.string(), z.unknown()).describe('JSON Schema a model fills to pick one intent: anyOf { intent, input }'),
+}).meta({ id: 'IntentList' })
+const ResolveBody = z.object({ intent: z.string().max(64), input: z.unknown() }).meta({ id: 'IntentChoice' })
+const Resolved = z.object({ intent: z.string(), proposal: z.unknown().describe('What the call would do: the tool\'s resolve(input), or the validated input') }).meta({ id: 'IntentProposal' })
+
+/**
+ * `GET /intents` and `POST /intents/resolve`: the tools declared `asIntent`, for a model that
+ * picks an intent in structured output. Resolving is the pipeline's dry run (rules, `active`,
+ * validation, mode gates, `authorize`, then `resolve`): nothing executes.
+ */
+export async function intentRoutes (parent: FastifyInstance, options: IntentOptions): Promise<void> {
+  const app = parent.withTypeProvider<ZodTypeProvider>()
+  const { catalog, facts } = options
+  const timeout = catalog.options.defaultTimeoutMs
+
+  app.get('/intents', {
+    schema: {
+      operationId: 'listIntents', tags: ['gateway'], summary: 'List the intents you may pick',
+      description: 'The tools declared with `asIntent` that this caller may call, and one JSON Schema for a model\'s structured output choosing among them.',
+      security: SECURITY, response: { 200: IntentList, ...problemResponses([401, 403]) },
+    },
+  }, async request => {
+    requireScope(request.principal, SCOPES.read)
+    const visible = intentToolsOf(catalog.active(gatewayAppOf(request, facts))).filter(tool => app.isPermitted(request.principal.id, tool.id))
+    return { intents: visible.map(intentEntryOf), schema: intentSchemaOf(visible, timeout) }
+  })
+
+  app.post('/intents/resolve', {
+    schema: {
+      operationId: 'resolveIntent', tags: ['gateway'], summary: 'Validate and authorize an intent; execute nothing',
+      description: 'Takes `{ intent, input }` as a model produced it, runs the tool\'s pipeline as a dry run and answers its proposal.',
+      security: SECURITY, body: ResolveBody, response: { 200: Resolved, ...problemResponses([400, 401, 403, 404]) },
+    },
+  }, async (request, reply) => {
+    const { principal } = request
+    requireScope(principal, SCOPES.call)
+    const { intent, input } = request.body
+    const tool = catalog.get(intent)
+    // A tool that is not an intent is not one here, whatever else it is: the same 404 as an unknown name.
+    if (tool?.asIntent === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no intent "${intent}"`)
+    const gatewayApp = gatewayAppOf(request, facts)
+    const { value } = await catalog.invokeWith({
+      app: gatewayApp,
+      execution: { signal: disconnectSignalOf(reply) },
+      domain: gatewayApp.domain,
+      idempotencyScope: principal.id,
+      isPermitted: permitFor(app, principal.id),
+      transport: 'intents',
+    }, { toolId: intent, input, dryRun: true })
+    return { intent, proposal: value }
+  })
+}

@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { CancelSignal } from '../src/core/abort.js'
+import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
+import { requireScope } from '../src/services/auth/index.js'
+import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
+import type { ApprovalRule } from '../src/core/types.js'
+import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
+import { Cancellations } from '../src/services/mcp/cancellations.js'
+import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
+import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../src/services/mcp/modern.js'
+import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
+import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../src/services/mcp/http-rules.js'
+import { VERSION } from '../src/services/version.js'
+import { disconnectSignalOf } from './disconnect.js'
+import { gatewayAppOf, permitFor } from './gateway-app.js'
+import { problemOf } from './problem.js'
+
+export interface McpOptions {
+  readonly catalog: ToolCatalog<GatewayApp>
+  readonly facts: GatewayFacts
+  /** Origins a browser page may call from, besides the gateway's own host. */
+  readonly allowedOrigins: readonly string[]
+  /** Encodes a result inside the pipeline, with the REST route's response size limit. */
+  readonly serialize: (value: unknown) => string
+  readonly bodyLimit: number
+  /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
+  readonly inFlight?: (toolId: string) => InFlight
+  /** The operator's approval rules (absent: none), as the REST route applies them. */
+  readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
+}
+
+export const MCP_PATH = '/mcp'
+/** The `transport` metrics label of calls made here. */
+export const MCP_TRANSPORT = 'mcp'
+/** Body of a request whose JSON did not parse: answered with JSON-RPC's parse error. */
+const UNPARSABLE = Symbol('unparsable')
+
+/**
+ * MCP Streamable HTTP at `POST /mcp`, stateless: every POST is complete in itself, so any
+ * replica answers any request, and no session is issued. Registered in the agent scope (see
+ * `agent-routes.ts`), behind the same admission and rate limits as the tool routes; each `tools/call`
+ * is one `invokeWith` of the same catalog, bound as the REST route binds a call. GET and
+ * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
+ */
+export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
+  const { catalog } = options
+  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs })
+  const cancellations = new Cancellations()
+  // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    void parseJson(request, body as string, (error, value) => { done(null, error === null ? value : UNPARSABLE) })
+  })
+
+  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
+    if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) {
+      return await sendRpc(reply, 403, errorText(null, JSON_RPC.invalidRequest, 'origin not allowed'), false)
+    }
+    const sse = wantsEventStream(request.headers.accept)
+    if (sse === undefined) return await sendRpc(reply, 406, errorText(null, JSON_RPC.invalidRequest, 'Accept must include application/json or text/event-stream'), false)
+    const version = single(request.headers['mcp-protocol-version'])
+    if (version !== undefined && !isSupportedVersion(version)) {
+      return await sendRpc(reply, 400, errorText(null, MODERN_ERRORS.unsupportedVersion, `Unsupported protocol version: ${version}`, { supported: SUPPORTED_VERSIONS, requested: version }), sse)
+    }
+    if (request.body === UNPARSABLE) return await sendRpc(reply, 400, errorText(null, JSON_RPC.parseError, 'parse error: the body is not JSON'), sse)
+    const inbound = classify(request.body)
+    if (inbound.type === 'invalid') return await sendRpc(reply, 400, errorText(inbound.id, JSON_RPC.invalidRequest, inbound.message), sse)
+    if (inbound.type === 'reply') return await reply.code(202).send()
+    const { call } = inbound
+    const scope = cancelScopeOf(request)
+    if (call.id === undefined) {
+      if (call.method === 'notifications/cancelled') cancellations.cancel(scope, call.params)
+      return await reply.code(202).send()
+    }
+    const { id } = call
+    const modern = envelopeVersionOf(call)
+    try {
+      if (modern === undefined) requireEnvelope(call, version)
+      else checkModernRequest(call, modern, { protocolVersion: version, method: single(request.headers['mcp-method']), name: single(request.headers['mcp-name']) })
+    } catch (error) {
+      if (error instanceof JsonRpcError) return await sendRpc(reply, error.httpStatus, errorText(id, error.code, error.message, error.data), sse)
+      throw error
+    }
+    if (call.method === 'tools/call') requireScope(request.principal, SCOPES.call)
+    else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
+    const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
+    try {
+      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel), modern !== undefined)
+      return await sendRpc(reply, answer!.status, answer!.text, sse)
+    } finally {
+      if (cancel !== undefined) cancellations.close(cancel)
+    }
+  })
+
+}
+
+/**
+ * One HTTP request's caller: who calls and how a call of theirs enters the pipeline, bound as
+ * the REST route binds it. A class rather than closures: one object per request on the hot path.
+ */
+class HttpCaller implements McpCaller {
+  readonly #app: GatewayApp
+  constructor (
+    readonly scope: FastifyInstance,
+    readonly options: McpOptions,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly cancelled: CancelSignal | undefined,
+  ) {
+    this.#app = gatewayAppOf(request, options.facts)
+  }
+
+  tools (): AnyTool[] {
+    const { id } = this.request.principal
+    return this.options.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id))
+  }
+
+  get (toolId: string): AnyTool | undefined {
+    return this.options.catalog.get(toolId)
+  }
+
+  async invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
+    const gauge = this.options.inFlight?.(toolId)
+    gauge?.inc()
+    try {
+      const { principal } = this.request
+      return await this.options.catalog.invokeWith({
+        app: this.#app,
+        execution: { signal: disconnectSignalOf(this.reply) },
+        domain: this.#app.domain,
+        idempotencyScope: principal.id,
+        mode: call.mode,
+        isPermitted: permitFor(this.scope, principal.id),
+        serialize: this.options.serialize,
+        transport: MCP_TRANSPORT,
+        // The operator's approval rules hold on every face: MCP is no way around a person.
+        requester: principal.id,
+        approvalRule: ruleFor(this.options.approvalRule, principal.id),
+      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, signal: this.cancelled })
+    } finally {
+      gauge?.dec()
+    }
+  }
+
+  problemOf (error: ToolgateError): Record<string, unknown> {
+    return problemOf(error, this.request.id)
+  }
+
+  /** The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`. */
+  get defaults (): McpCallOptions {
+    return restDefaultsOf(this.request)
+  }
+}
+
+const NO_DEFAULTS: McpCallOptions = Object.freeze({})
+
+function restDefaultsOf (request: FastifyRequest): McpCallOptions {
+  const query = request.query as Record<string, string | undefined>
+  if (request.headers['idempotency-key'] === undefined && request.headers['approval-id'] === undefined && query.mode === undefined && query.dryRun === undefined) return NO_DEFAULTS
+  return {
+    idempotencyKey: single(request.headers['idempotency-key']),
+    approvalId: single(request.headers['approval-id']),
+    ...(query.mode === 'plan' ? { mode: 'plan' as const } : {}),
+    ...(query.dryRun === 'true' ? { dryRun: true } : {}),
+  }
+}
+
+/** Request ids are the client's counter: cancellations are matched within one caller (and session). */
+function cancelScopeOf (request: FastifyRequest): string {
+  const session = single(request.headers['mcp-session-id']) ?? single(request.headers['x-session-id']) ?? ''
+  return `${request.principal.id}\u0000${session}`
+}
+
+/** JSON when the client takes it (or says nothing), else one SSE event; `undefined`: neither (406). */
+function wantsEventStream (accept: string | undefined): boolean | undefined {
+  if (accept === undefined || accept === '' || accept.includes('application/json')) return false
+  const lower = accept.toLowerCase()
+  if (lower.includes('application/json') || lower.includes('*/*') || lower.includes('application/*')) return false
+  if (lower.includes('text/event-stream')) return true
+  return undefined
+}
+
+async function sendRpc (reply: FastifyReply, status: number, text: string, sse: boolean): Promise<FastifyReply> {
+  if (sse) return await reply.code(status).header('cache-control', 'no-cache').type('text/event-stream').send(`event: message\ndata: ${text}\n\n`)
+  return await reply.code(status).type('application/json; charset=utf-8').send(text)
+}
+
+function single (value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+function ruleFor (approvalRule: McpOptions['approvalRule'], principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
+  return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
+}

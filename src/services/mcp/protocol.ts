@@ -1,0 +1,210 @@
+import type { CancelSignal } from '../../core/abort.js'
+import { GatewayError, ToolgateError } from '../../core/errors.js'
+import type { AnyTool } from '../../core/tool.js'
+import type { InvokeResult } from '../../core/types.js'
+import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
+import { META, MODERN_VERSION } from './modern.js'
+import { mcpToolOf, takesObjectInput } from './tool-spec.js'
+
+/** Revisions of the 2025 family this server answers `initialize` with, newest first. */
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
+export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0]
+
+/** Namespaced `_meta` keys a `tools/call` may carry, for what REST says with headers and query. */
+export const CALL_META = {
+  idempotencyKey: 'dev.toolgate/idempotencyKey',
+  mode: 'dev.toolgate/mode',
+  dryRun: 'dev.toolgate/dryRun',
+  problem: 'dev.toolgate/problem',
+  proposal: 'dev.toolgate/proposal',
+  replayed: 'dev.toolgate/replayed',
+  approvalId: 'dev.toolgate/approvalId',
+  approval: 'dev.toolgate/approval',
+} as const
+
+export interface McpCallOptions {
+  readonly idempotencyKey?: string
+  /** Run the call this approval was given for (the REST `Approval-Id` header). */
+  readonly approvalId?: string
+  readonly dryRun?: boolean
+  readonly mode?: 'normal' | 'plan'
+  readonly signal?: CancelSignal
+}
+
+/**
+ * One caller's view of the gateway, built by the adapter per request: which tools it may see
+ * and how its calls enter the pipeline (the same `invokeWith` the REST route uses).
+ */
+export interface McpCaller {
+  /** The tools this caller may call (active and permitted), in declaration order. */
+  tools (): readonly AnyTool[]
+  /** The catalog's tool of this id, active or not (the pipeline checks `active` and rules). */
+  get (toolId: string): AnyTool | undefined
+  invoke (toolId: string, input: unknown, options: McpCallOptions): Promise<InvokeResult>
+  /** The problem object the REST route would answer for this failure. */
+  problemOf (error: ToolgateError): Record<string, unknown>
+  /** Defaults from the transport (the REST headers), overridden by `_meta`. */
+  readonly defaults?: McpCallOptions
+}
+
+export interface McpServerInfo {
+  readonly name: string
+  readonly version: string
+  readonly defaultTimeoutMs: number
+  readonly instructions?: string
+}
+
+/**
+ * MCP's server side for tools, with no transport and no framework: a JSON-RPC call in, the
+ * JSON text of its response out (`undefined` for a notification). Every `tools/call` is one
+ * pipeline call; nothing here re-implements a step.
+ */
+export class McpProtocol {
+  constructor (readonly info: McpServerInfo) {}
+
+  /**
+   * The answer to one request (its HTTP status and JSON text), or `undefined` for a
+   * notification. `modern`: the request came in revision 2026-07-28 (its envelope in `_meta`).
+   */
+  async handle (call: JsonRpcCall, caller: McpCaller, modern = false): Promise<McpAnswer | undefined> {
+    if (call.id === undefined) return undefined // notifications (initialized, cancelled) need no answer
+    try {
+      return { status: 200, text: resultText(call.id, modern ? await this.#dispatchModern(call, caller) : await this.#dispatch(call, caller)) }
+    } catch (error) {
+      if (error instanceof JsonRpcError) return { status: error.httpStatus, text: errorText(call.id, error.code, error.message, error.data) }
+      throw error
+    }
+  }
+
+  /** 2026-07-28: no `initialize`; every result says `resultType`, lists say how long they keep. */
+  async #dispatchModern (call: JsonRpcCall, caller: McpCaller): Promise<string> {
+    switch (call.method) {
+      case 'tools/call': return withResultType(await this.callTool(call.params, caller))
+      // The list depends on the caller (rules, `active`): cacheable by this caller only.
+      case 'tools/list': return withResultType(this.listTools(caller), ',"ttlMs":0,"cacheScope":"private"')
+      case 'server/discover': return JSON.stringify(this.discover())
+      case 'ping': return '{"resultType":"complete"}'
+      default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`, undefined, 404)
+    }
+  }
+
+  discover (): Record<string, unknown> {
+    return {
+      resultType: 'complete',
+      supportedVersions: [MODERN_VERSION, ...LEGACY_VERSIONS],
+      capabilities: { tools: { listChanged: false } },
+      ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
+      ttlMs: 0,
+      cacheScope: 'public',
+      _meta: { [META.serverInfo]: { name: this.info.name, version: this.info.version } },
+    }
+  }
+
+  /** The result JSON of a request; protocol failures throw `JsonRpcError`. */
+  async #dispatch (call: JsonRpcCall, caller: McpCaller): Promise<string> {
+    switch (call.method) {
+      case 'tools/call': return await this.callTool(call.params, caller)
+      case 'tools/list': return this.listTools(caller)
+      case 'ping': return '{}'
+      case 'initialize': return JSON.stringify(this.initialize(call.params))
+      default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`)
+    }
+  }
+
+  initialize (params: Record<string, unknown>): Record<string, unknown> {
+    const asked = params.protocolVersion
+    const version = (LEGACY_VERSIONS as readonly unknown[]).includes(asked) ? asked as string : LATEST_LEGACY_VERSION
+    return {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: { name: this.info.name, title: 'toolgate', version: this.info.version },
+      ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
+    }
+  }
+
+  listTools (caller: McpCaller): string {
+    const timeout = this.info.defaultTimeoutMs
+    return JSON.stringify({ tools: caller.tools().filter(tool => takesObjectInput(tool, timeout)).map(tool => mcpToolOf(tool, timeout)) })
+  }
+
+  async callTool (params: Record<string, unknown>, caller: McpCaller): Promise<string> {
+    const { name } = params
+    const input = params.arguments ?? {}
+    if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
+    const tool = caller.get(name)
+    if (tool === undefined) throw unknownTool(name)
+    const options = callOptionsOf(params._meta, caller.defaults)
+    let result: InvokeResult
+    try {
+      result = await caller.invoke(name, input, options)
+    } catch (error) {
+      // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
+      if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
+      if (!(error instanceof ToolgateError)) throw error
+      return failedResult(caller.problemOf(error))
+    }
+    if (result.approval !== undefined) return approvalResult(result.approval)
+    return this.#successResult(tool, result, options.dryRun === true)
+  }
+
+  #successResult (tool: AnyTool, result: InvokeResult, dryRun: boolean): string {
+    const body = result.body ?? JSON.stringify(result.value ?? null)
+    const text = JSON.stringify(body)
+    if (dryRun) {
+      // A proposal is not the tool's output: structuredContent would break its outputSchema.
+      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${CALL_META.dryRun}":true,"${CALL_META.proposal}":${body}}}`
+    }
+    const structured = mcpToolOf(tool, this.info.defaultTimeoutMs).outputSchema !== undefined
+    const meta = result.replayed ? `,"_meta":{"${CALL_META.replayed}":true}` : ''
+    return structured
+      ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
+      : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`
+  }
+}
+
+export interface McpAnswer {
+  readonly status: number
+  readonly text: string
+}
+
+/** A result object's JSON with `resultType` (and more members) added up front, without re-parsing it. */
+function withResultType (json: string, more = ''): string {
+  return `{"resultType":"complete"${more},${json.slice(1)}`
+}
+
+function unknownTool (name: string): JsonRpcError {
+  return new JsonRpcError(JSON_RPC.invalidParams, `unknown tool: ${name}`)
+}
+
+/**
+ * A call that waits for a person's approval executed nothing. Older MCP revisions have no word
+ * for that: it is an error result carrying the pending approval and how to retry once approved.
+ */
+function approvalResult (approval: { readonly id: string }): string {
+  const json = JSON.stringify(approval)
+  const text = `This call needs a person's approval before it runs; nothing ran. Approval ${approval.id} is pending. Once it is approved, send the same call again with _meta {"${CALL_META.approvalId}": "${approval.id}"} (or the Approval-Id header): it then runs once.`
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true,"_meta":{"${CALL_META.approval}":${json}}}`
+}
+
+/** A failed call is a result the model can read: the same problem object REST answers. */
+function failedResult (problem: Record<string, unknown>): string {
+  const json = JSON.stringify(problem)
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${CALL_META.problem}":${json}}}`
+}
+
+function callOptionsOf (meta: unknown, defaults: McpCallOptions = {}): McpCallOptions {
+  if (typeof meta !== 'object' || meta === null) return defaults
+  const m = meta as Record<string, unknown>
+  const key = m[CALL_META.idempotencyKey]
+  const mode = m[CALL_META.mode]
+  const dryRun = m[CALL_META.dryRun]
+  const approvalId = m[CALL_META.approvalId]
+  return {
+    ...defaults,
+    ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+    ...(typeof approvalId === 'string' ? { approvalId } : {}),
+    ...(mode === 'plan' || mode === 'normal' ? { mode } : {}),
+    ...(typeof dryRun === 'boolean' ? { dryRun } : {}),
+  }
+}

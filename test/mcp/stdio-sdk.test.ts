@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Client as ModernClient } from '@modelcontextprotocol/client'
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
+
+/*
+ * The built command, as a desktop host launches it (run `npm run build` first; `npm test`
+ * does). The official SDK client speaks to it over the process's stdin and stdout.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const clients: Client[] = []
+afterEach(async () => { await Promise.all(clients.splice(0).map(async client => { await client.close() })) })
+
+async function stdioClient (): Promise<{ client: Client, stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'],
+    cwd: root,
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+  })
+  let err = ''
+  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  const client = new Client({ name: 'toolgate-stdio-test', version: '1.0.0' })
+  await client.connect(transport)
+  clients.push(client)
+  return { client, stderr: () => err }
+}
+
+describe('toolgate mcp: MCP over stdio with the official SDK client', () => {
+  it('lists the folder\'s tools with annotations from their declarations', async () => {
+    const { client } = await stdioClient()
+    expect(client.getServerVersion()?.name).toBe('toolgate')
+    const { tools } = await client.listTools()
+    expect(tools.map(tool => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort'])
+    expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false })
+    expect(tools[0]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
+  })
+
+  it('calls a tool, and answers a tool error, bad input and a timeout as isError results', async () => {
+    const { client } = await stdioClient()
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'hey' } })).structuredContent).toEqual({ text: 'hey', length: 3 })
+    const refused = await client.callTool({ name: 'delete_file', arguments: { path: '/x' } })
+    expect(refused).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 409, code: 'FILE_LOCKED' } } })
+    const bad = await client.callTool({ name: 'echo', arguments: { text: 3 } })
+    expect(bad).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 400, code: 'TOOLGATE_INVALID_INPUT' } } })
+    const late = await client.callTool({ name: 'hang', arguments: {} })
+    expect(late).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 504 } } })
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/unknown tool/)
+  })
+
+  it('aborts the tool signal on notifications/cancelled', async () => {
+    const { client, stderr } = await stdioClient()
+    const controller = new AbortController()
+    const call = client.callTool({ name: 'wait_for_abort', arguments: { tag: 'stdio-1' } }, undefined, { signal: controller.signal })
+    await new Promise(resolve => setTimeout(resolve, 300))
+    controller.abort('user pressed stop')
+    await expect(call).rejects.toThrow()
+    await expect.poll(() => stderr(), { timeout: 5000 }).toContain('ABORTED stdio-1')
+  })
+})
+
+describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', () => {
+  it('negotiates 2026-07-28 and calls a tool', async () => {
+    const client = new ModernClient({ name: 'toolgate-modern-stdio', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    await client.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } }))
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      expect((await client.listTools()).tools.map(tool => tool.name)).toContain('echo')
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'v2' } })).structuredContent).toEqual({ text: 'v2', length: 2 })
+    } finally {
+      await client.close()
+    }
+  })
+})
