@@ -5,12 +5,13 @@
  */
 import { VERSION } from '../src/services/version.js'
 import { EXIT, isUserFacing, parse, UsageError, type Command } from './command.js'
+import { audit } from './commands/audit.js'
 import { hashKey } from './commands/hash-key.js'
 import { list } from './commands/list.js'
 import { openapi } from './commands/openapi.js'
 import { serve } from './commands/serve.js'
 
-const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey]
+const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey, audit]
 
 const HELP = `usage: toolgate <command> [arguments]
 

@@ -12,6 +12,10 @@ import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './r
 import { CALL_STATUSES, CallHeaders, CallQuery, problemResponses, SESSION_ID } from './schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { logsInfo } from './lazy-logger.js'
+import { context } from '@opentelemetry/api'
+import { AuditTrail } from '../src/services/audit/audit-trail.js'
+import type { CallSpan } from '../src/services/tracing/call-span.js'
+import type { CallTracer } from './tracing.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +39,10 @@ export interface ToolRoutesOptions {
   readonly maxResponseBytes: number
   /** Largest request body, set on each tool route so a host app's own limit does not apply. */
   readonly bodyLimit: number
+  /** Opens each call's span when tracing is on (absent: no span, no context, no cost). */
+  readonly traceCall?: CallTracer
+  /** The audit trail, when `AUDIT_LOG` is set. */
+  readonly audit?: AuditTrail
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -46,7 +54,7 @@ const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
  */
 export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { catalog, facts } = options
+  const { catalog, facts, traceCall, audit } = options
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
@@ -116,10 +124,11 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       const { principal, query } = request
       requireScope(principal, SCOPES.call)
       const gatewayApp = appOf(request)
+      const span = traceCall?.(tool, request)
       let result
       inFlight?.inc()
       try {
-        result = await catalog.invokeWith({
+        const bind = {
           app: gatewayApp,
           execution: { signal: disconnectSignalOf(reply) },
           domain: gatewayApp.domain,
@@ -127,9 +136,13 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           mode: query.mode,
           escalationApproved: principal.scopes.includes(SCOPES.escalate),
           isPermitted: permitFor(principal.id),
-          onRecord: record => { logCall(request, record) },
+          onRecord: (record: CallRecord) => { settled(request, record, span, audit) },
           serialize,
-        }, { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) })
+          trace: span?.headers,
+        }
+        const call = { toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']) }
+        // Traced, the call runs with its span active, so what the tool does joins the trace.
+        result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
       } finally {
         inFlight?.dec()
       }
@@ -147,6 +160,15 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
 function single (value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
+}
+
+/** Where a call is finished on the HTTP face: its span closed, its audit line, its log line. */
+function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined): void {
+  span?.end(record)
+  if (audit !== undefined && AuditTrail.covers(record)) {
+    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body })
+  }
+  logCall(request, record)
 }
 
 /** One line per call, with the request id from the request's logger; inputs only at debug. */

@@ -10,7 +10,7 @@ import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler } from './scheduler.js'
 import { isActive } from './steps/gates.js'
-import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
+import { isDefinedTool, type AnyTool, type ToolDeclaration, type TraceContext } from './tool.js'
 
 export interface CatalogOptions {
   readonly core?: CoreOptionsInput
@@ -36,6 +36,8 @@ export interface BindOptions<App> {
   readonly onRecord?: (record: CallRecord) => void
   /** Encode results for the transport inside the pipeline (see `Binding.serialize`). */
   readonly serialize?: (value: unknown) => string
+  /** The trace context a tracing host made for this call: the tool sees it as `ctx.trace`. */
+  readonly trace?: TraceContext
 }
 
 export interface Invoker {
@@ -164,6 +166,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     isPermitted: options.isPermitted,
     onRecord: options.onRecord,
     serialize: options.serialize,
+    trace: options.trace,
   }
 }
 

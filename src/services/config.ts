@@ -74,6 +74,12 @@ export const ConfigSchema = z.object({
   maxEventLoopDelayMs: intFromEnv(0, 60_000).default(1_000),
   maxHeapUsedBytes: intFromEnv(0, 2 ** 40).default(0),
   maxRssBytes: intFromEnv(0, 2 ** 40).default(0),
+  /** The audit trail: a file path (appended to, its hash chain continued) or `stdout`; unset, none is kept. */
+  auditLog: z.string().min(1).optional(),
+  /** Write each audited call's input, not only its digest (inputs may hold personal data). */
+  auditLogInputs: boolFromEnv.default(false),
+  /** Audit lines held while the disk is busy; past this, lines are dropped, counted and logged. */
+  auditBufferLines: intFromEnv(1, 10_000_000).default(10_000),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
@@ -87,6 +93,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
+  AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
 }
 
 export class ConfigError extends Error {

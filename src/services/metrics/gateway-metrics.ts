@@ -19,6 +19,8 @@ export interface GatewayMetricsOptions {
   readonly queued?: () => number
   /** Served as `toolgate_build_info{version}`. */
   readonly version?: string
+  /** The audit trail is on: serve `toolgate_audit_dropped_total`. */
+  readonly audit?: boolean
 }
 
 /** What a route holds for one tool: `inc` when its call starts, `dec` when it settles. */
@@ -52,6 +54,7 @@ export class GatewayMetrics {
   readonly #duration: HistogramFamily
   readonly #authFailures: ReadonlyMap<string, CounterChild>
   readonly #tools = new Map<string, ToolSeries>()
+  readonly #auditDropped: CounterChild | undefined
 
   constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
     const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
@@ -67,6 +70,11 @@ export class GatewayMetrics {
       const buildInfo = new GaugeFamily('toolgate_build_info', 'The running toolgate version (always 1)')
       buildInfo.child({ version: options.version }).set(1)
       families.push(buildInfo)
+    }
+    if (options.audit === true) {
+      const auditDropped = new CounterFamily('toolgate_audit_dropped_total', 'Audit lines dropped because the write buffer was full or a write failed')
+      this.#auditDropped = auditDropped.child({})
+      families.push(auditDropped)
     }
     this.#families = families
 
@@ -112,6 +120,11 @@ export class GatewayMetrics {
   /** The in-flight gauge of one tool, bound once by its route; a no-op for an unknown tool. */
   inFlight (toolId: string): InFlight {
     return this.#tools.get(toolId)?.inFlight ?? NOT_COUNTED
+  }
+
+  /** Count audit lines that could not be written. */
+  auditDropped (lines: number): void {
+    this.#auditDropped?.inc(lines)
   }
 
   /** Count a failed authentication; a reason outside the closed set counts as `other`. */
