@@ -6,25 +6,20 @@ import type { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 
 /**
  * Open the audit trail `AUDIT_LOG` names, or none. A full buffer or a failed write is counted
- * (`toolgate_audit_dropped_total`) and logged, at most one warning a second so a slow disk
- * does not also flood the logs; the file itself gets a `dropped` record once there is room.
+ * (`toolgate_audit_dropped_total`) and logged: one warning when drops begin and one with the
+ * count when they end (a slow disk must not flood the logs too); the file itself gets a
+ * `dropped` record with the count as soon as there is room.
  */
 export async function openAuditTrail (config: Config, metrics: GatewayMetrics, log: FastifyBaseLogger): Promise<AuditTrail | undefined> {
   if (config.auditLog === undefined) return undefined
-  let unreported = 0
-  let lastWarning = 0
   return await AuditTrail.open(config.auditLog, {
     includeInput: config.auditLogInputs,
     maxBuffered: config.auditBufferLines,
-    onDrop: lines => {
+    onDrop: (lines, first) => {
       metrics.auditDropped(lines)
-      unreported += lines
-      const now = Date.now()
-      if (now - lastWarning < 1_000) return
-      log.warn({ dropped: unreported, bufferLines: config.auditBufferLines }, 'audit lines dropped: the audit log cannot keep up (the log records how many)')
-      lastWarning = now
-      unreported = 0
+      if (first) log.warn({ bufferLines: config.auditBufferLines }, 'audit buffer full: dropping audit lines until the log catches up')
     },
+    onDropsRecorded: count => { log.warn({ dropped: count }, 'audit lines dropped; the audit log records how many') },
     onError: error => { log.error({ err: error, auditLog: config.auditLog }, 'audit write failed') },
   })
 }

@@ -15,7 +15,17 @@ export type Verdict =
  * not audit records (a captured stdout with log lines in it); the chain still covers every
  * audit line, so a removed or altered one is still found.
  */
-export function verifyAuditText (text: string, options: { readonly mixed?: boolean } = {}): Verdict {
+export interface VerifyOptions {
+  /** Skip lines that are not audit records (a captured stdout that also holds the logs). */
+  readonly mixed?: boolean
+  /**
+   * The head hash recorded elsewhere (the gateway logs it at shutdown). Without it, lines cut
+   * from the end, or a whole file rewritten, leave a chain that is intact as far as it goes.
+   */
+  readonly head?: string
+}
+
+export function verifyAuditText (text: string, options: VerifyOptions = {}): Verdict {
   const lines = text.split('\n')
   const endsWithNewline = lines.at(-1) === ''
   if (endsWithNewline) lines.pop()
@@ -41,6 +51,9 @@ export function verifyAuditText (text: string, options: { readonly mixed?: boole
     }
     const hashes = hashesOf(line)
     if (hashes === undefined || hashes.claimed !== hashes.actual) return fail(number, 'changed: its text does not match its hash')
+    if (typeof record.seq === 'number' && record.seq >= 1 && record.seq <= head.seq) {
+      return fail(number, `out of sequence: repeats seq ${record.seq}; a line was inserted before it, or lines were reordered`)
+    }
     if (record.seq !== head.seq + 1) {
       return fail(number, `out of sequence (seq ${String(record.seq)}, expected ${head.seq + 1}): a line before it was removed, or lines were inserted or reordered`)
     }
@@ -50,6 +63,9 @@ export function verifyAuditText (text: string, options: { readonly mixed?: boole
     head = { seq: record.seq as number, hash: hashes.claimed }
   }
   if (torn !== undefined) return fail(torn.line, 'not an audit record')
+  if (options.head !== undefined && options.head !== head.hash) {
+    return fail(lines.length + 1, `the chain ends at seq ${head.seq} with another hash than the head given: lines were removed from its end, or the file was rewritten`)
+  }
   return { ok: true, lines: lines.length, head, resumedAfterTear }
 }
 

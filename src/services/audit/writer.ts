@@ -12,8 +12,10 @@ interface Sink {
 export interface AuditWriterOptions {
   /** Lines held while the sink is busy; past this a line is dropped, counted and logged. */
   readonly maxBuffered: number
-  /** Told of every dropped line (a metric and a log line). */
-  readonly onDrop: (dropped: number) => void
+  /** Told of every dropped line (a metric); `first` for the first of a run of drops (a log line). */
+  readonly onDrop: (dropped: number, first: boolean) => void
+  /** Told when a run of drops ends: the `dropped` record with its count went into the chain. */
+  readonly onDropsRecorded?: (count: number) => void
   /** Told when a write fails (the lines of that write are lost: counted as dropped). */
   readonly onError: (error: unknown) => void
 }
@@ -57,11 +59,12 @@ export class AuditWriter {
   append (entry: Readonly<Record<string, unknown>>): boolean {
     if (this.#queue.length >= this.#options.maxBuffered) {
       this.#dropped++
-      this.#options.onDrop(1)
+      this.#options.onDrop(1, this.#dropped === 1)
       return false
     }
     if (this.#dropped > 0) {
       this.#enqueue(this.#chain({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped }))
+      this.#options.onDropsRecorded?.(this.#dropped)
       this.#dropped = 0
     }
     this.#enqueue(this.#chain(entry))
@@ -97,7 +100,7 @@ export class AuditWriter {
         try {
           await this.#sink.write(batch.join('\n') + '\n')
         } catch (error) {
-          this.#options.onDrop(batch.length)
+          this.#options.onDrop(batch.length, false)
           this.#options.onError(error)
         }
       }
