@@ -8,6 +8,9 @@ import { tracingFromEnv, type Tracing } from '../../src/services/tracing/setup.j
 import { httpTools } from '../fixtures/http-tools.js'
 import { API_KEYS, auth, KEYS } from '../http/helpers.js'
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createUrlFetchTool } from '../../tools/url-fetch.js'
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c'
 const CALLER_SPAN = 'b7ad6b7169203331'
@@ -24,16 +27,23 @@ const traceAware = defineTool({
 let receiver: OtlpReceiver
 let tracing: Tracing
 let app: FastifyInstance
+/** A service the url_fetch tool calls: what headers reached it. */
+let upstream: Server
+const upstreamSaw: IncomingHttpHeaders[] = []
 
 beforeAll(async () => {
+  upstream = createServer((request, response) => { upstreamSaw.push(request.headers); response.end('ok') })
+  await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+  const urlFetch = createUrlFetchTool({ allowedHosts: ['127.0.0.1'], allowLoopback: true })
   receiver = await OtlpReceiver.start()
   tracing = tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'toolgate-under-test', OTEL_TRACES_SAMPLER: 'always_on' })!
-  app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS }), tools: [...httpTools, traceAware], tracing })
+  app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS }), tools: [...httpTools, traceAware, urlFetch], tracing })
 })
 
 afterAll(async () => {
   await app.close()
   await receiver.close()
+  await new Promise(resolve => upstream.close(resolve))
 })
 
 async function call (tool: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number, span: ReceivedSpan, http: ReceivedSpan, body: unknown }> {
@@ -113,11 +123,36 @@ describe('tool call spans', () => {
     expect(seen.at(-1)).toEqual({ traceparent: `00-${CALLER_TRACE}-${span.spanId}-01`, tracestate: 'vendor=abc' })
   })
 
+  it('url_fetch passes the call\'s trace context on to the service it fetches', async () => {
+    const { status, span } = await call('url_fetch', { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/` }, { traceparent })
+    expect(status).toBe(200)
+    expect(upstreamSaw.at(-1)?.traceparent).toBe(`00-${CALLER_TRACE}-${span.spanId}-01`)
+  })
+
   it('health probes and scrapes make no spans', async () => {
     const before = receiver.spans.length
     await app.inject({ method: 'GET', url: '/healthz' })
     await app.inject({ method: 'GET', url: '/metrics' })
     await tracing.provider.forceFlush()
     expect(receiver.spans.length).toBe(before)
+  })
+})
+
+describe('logs while tracing', () => {
+  it('carry the trace and span ids of the call they are about', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logged = await buildApp({
+      config: loadConfig({}, { apiKeys: API_KEYS, logLevel: 'info' }), tools: httpTools, tracing,
+      logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>) } } },
+    })
+    try {
+      await logged.inject({ method: 'POST', url: '/tools/refuse', headers: { ...auth(KEYS.admin), traceparent }, payload: {} })
+      await tracing.provider.forceFlush()
+      const span = receiver.named('execute_tool refuse').at(-1)!
+      const line = lines.find(l => l.msg === 'tool call' && l.tool === 'refuse')
+      expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: span.spanId, trace_flags: '01' })
+    } finally {
+      await logged.close()
+    }
   })
 })
