@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
-import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatalog } from '../src/index.js'
+import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
@@ -16,7 +16,7 @@ import { toolRoutes } from './tool-routes.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/setup.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
-import { callTracer, registerHttpTracing } from './tracing.js'
+import { activeSpanIds, callTracer, registerHttpTracing } from './tracing.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,7 +51,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   })
   if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
   // `catalog` is read at scrape time only, once it exists.
-  const metrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
+  const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
   const audit = await openAuditTrail(config, metrics, app.log)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
@@ -65,7 +65,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }) : new RedisIdempotencyStore(redis, config.redisPrefix),
       ttlMs: config.idempotencyTtlMs,
     },
-    onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
+    onRecord: config.metrics ? metricsObserver(metrics, options.tracing !== undefined) : undefined,
   })
   const facts: GatewayFacts = {
     version: VERSION,
@@ -84,7 +84,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(problemPlugin, { onToolRouteFailure: earlyFailureHook(config.metrics ? countEarlyFailure(metrics) : undefined, audit === undefined ? undefined : auditEarlyRefusal(audit, tools)) })
   await app.register(requestIdPlugin)
   await app.register(openApiPlugin, { version: VERSION, ui: config.docs })
-  if (config.metrics) await app.register(metricsPlugin, { metrics })
+  if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
   await app.register(toolRoutes, {
     catalog,
@@ -107,6 +107,12 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     }
   })
   return catalog
+}
+
+/** Traced, each duration keeps the active (tool call) span as its exemplar; untraced, nothing more than counting. */
+function metricsObserver (metrics: GatewayMetrics, traced: boolean): (record: CallRecord) => void {
+  if (!traced) return record => { metrics.observe(record) }
+  return record => { metrics.observe(record, activeSpanIds()) }
 }
 
 type EarlyFailureHook = NonNullable<ProblemOptions['onToolRouteFailure']>

@@ -42,6 +42,14 @@ function parentOf (request: FastifyRequest): Context {
   return propagation.extract(ROOT_CONTEXT, request.headers)
 }
 
+/** The active span's ids (the tool call's, inside a call), for a duration's exemplar. */
+export function activeSpanIds (): { traceId: string, spanId: string } | undefined {
+  const span = trace.getSpan(context.active())
+  if (span === undefined) return undefined
+  const { traceId, spanId } = span.spanContext()
+  return { traceId, spanId }
+}
+
 /** pino `mixin`: the active span's ids on every log line written while tracing is on. */
 export function traceIdsOfActiveSpan (): Record<string, string> {
   const span = trace.getSpan(context.active())

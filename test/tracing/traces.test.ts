@@ -138,6 +138,27 @@ describe('tool call spans', () => {
   })
 })
 
+describe('metrics while tracing', () => {
+  it('an OpenMetrics scrape shows the duration histogram\'s exemplars with trace ids; the text format is unchanged', async () => {
+    const { span } = await call('echo', { text: 'exemplar' }, { traceparent })
+    const om = await app.inject({ method: 'GET', url: '/metrics', headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' } })
+    expect(om.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8')
+    const body = om.body
+    expect(body.endsWith('\n# EOF\n')).toBe(true)
+    expect(body.split('\n').filter(line => line === '# EOF')).toHaveLength(1)
+    expect(body).toContain('# TYPE toolgate_tool_calls counter\n')
+    expect(body).toMatch(/^toolgate_tool_calls_total\{tool="echo",kind="read",effects="none",outcome="ok"\} \d+$/m)
+    const exemplar = new RegExp(`^toolgate_tool_duration_seconds_bucket\\{tool="echo",kind="read",effects="none",outcome="ok",le="[^"]+"\\} \\d+ # \\{trace_id="${CALLER_TRACE}",span_id="${span.spanId}"\\} [0-9.e-]+ \\d+\\.\\d{3}$`, 'm')
+    expect(body).toMatch(exemplar)
+    expect(body.slice(0, -1).split('\n')).not.toContain('') // OpenMetrics allows no blank lines
+
+    const text = await app.inject({ method: 'GET', url: '/metrics' })
+    expect(text.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8')
+    expect(text.body).not.toContain(' # {')
+    expect(text.body).toContain('# TYPE toolgate_tool_calls_total counter\n')
+  })
+})
+
 describe('logs while tracing', () => {
   it('carry the trace and span ids of the call they are about', async () => {
     const lines: Array<Record<string, unknown>> = []

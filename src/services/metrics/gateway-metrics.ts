@@ -101,11 +101,18 @@ export class GatewayMetrics {
     return out.join('\n') + '\n' + await processRegistry().metrics()
   }
 
-  /** Count one finished call (the catalog's `onRecord`). */
-  observe (record: CallRecord): void {
+  /** The same in OpenMetrics 1.0, where the duration histogram shows its exemplars (trace ids). */
+  async renderOpenMetrics (): Promise<string> {
+    const out: string[] = []
+    for (const family of this.#families) family.render(out, true)
+    return out.join('\n') + '\n' + await processRegistry('openmetrics').metrics()
+  }
+
+  /** Count one finished call (the catalog's `onRecord`); `trace`, when traced, becomes its duration's exemplar. */
+  observe (record: CallRecord, trace?: { readonly traceId: string, readonly spanId: string }): void {
     const series = this.#tools.get(record.toolId)
     if (series === undefined) return
-    this.#count(series, record.outcome, record.durationMs / 1000)
+    this.#count(series, record.outcome, record.durationMs / 1000, trace)
     // queueMs is measured only once a slot was granted.
     if (record.executed) series.queueWait.observe(record.queueMs / 1000)
     if (record.outcome === 'replayed') series.replays.inc()
@@ -132,7 +139,7 @@ export class GatewayMetrics {
     (this.#authFailures.get(reason) ?? this.#authFailures.get('other')!).inc()
   }
 
-  #count (series: ToolSeries, outcome: Outcome, seconds: number): void {
+  #count (series: ToolSeries, outcome: Outcome, seconds: number, trace?: { readonly traceId: string, readonly spanId: string }): void {
     const calls = series.calls.get(outcome)
     if (calls === undefined) return // not an outcome: never a new label value
     calls.inc()
@@ -141,6 +148,7 @@ export class GatewayMetrics {
       duration = this.#duration.child({ ...series.labels, outcome })
       series.duration.set(outcome, duration)
     }
-    duration.observe(seconds)
+    if (trace === undefined) duration.observe(seconds)
+    else duration.observeWithExemplar(seconds, trace.traceId, trace.spanId)
   }
 }
