@@ -38,6 +38,7 @@ describe('toolgate audit verify', () => {
     expect(verify(path, '--head', 'nothex').status).toBe(2)
     expect(spawnSync(process.execPath, [bin, 'audit', 'check', path]).status).toBe(2)
     expect(verify(join(path, 'missing')).status).toBe(1)
+    expect(spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' }).stdout).toContain('  audit ')
   })
 })
 
