@@ -27,12 +27,18 @@ export async function registerHttpTracing (app: FastifyInstance, tracing: Tracin
   app.addHook('onClose', async () => { await tracing.shutdown() })
 }
 
-/** What a tool route calls to open the span of one call: a child of the request's span. */
-export type CallTracer = (tool: AnyTool, request: FastifyRequest) => CallSpan
+/**
+ * What a route calls to open the span of one call: a child of the request's span, or, when the
+ * transport carries its own W3C trace context (MCP's `params._meta.traceparent`), of that.
+ */
+export type CallTracer = (tool: AnyTool, request: FastifyRequest, carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }) => CallSpan
 
 export function callTracer (tracing: Tracing, tools: readonly AnyTool[]): CallTracer {
   const attributes = new Map<string, ToolSpanAttributes>(tools.map(tool => [tool.id, toolSpanAttributes(tool)]))
-  return (tool, request) => new CallSpan(tracing.tracer, tool, attributes.get(tool.id) ?? toolSpanAttributes(tool), parentOf(request))
+  return (tool, request, carrier) => {
+    const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
+    return new CallSpan(tracing.tracer, tool, attributes.get(tool.id) ?? toolSpanAttributes(tool), parent)
+  }
 }
 
 /** The request span when `@fastify/otel` made one, else whatever the caller's headers carry. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { callTracer } from '../../plugins/tracing.js'
 import { buildApp } from '../../plugins/app.js'
 import { defineTool, type TraceContext } from '../../src/index.js'
 import { loadConfig } from '../../src/services/config.js'
@@ -135,6 +136,16 @@ describe('tool call spans', () => {
     await app.inject({ method: 'GET', url: '/metrics' })
     await tracing.provider.forceFlush()
     expect(receiver.spans.length).toBe(before)
+  })
+})
+
+describe('another transport\'s trace context', () => {
+  it('a W3C carrier from the transport (MCP _meta) is the parent instead of the HTTP request', () => {
+    const openSpan = callTracer(tracing, httpTools)
+    const fromMeta = openSpan(httpTools[0]!, {} as FastifyRequest, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' })
+    fromMeta.span.end()
+    expect(fromMeta.traceId).toBe('11111111111111111111111111111111')
+    expect(fromMeta.headers.traceparent).toMatch(/^00-11111111111111111111111111111111-[0-9a-f]{16}-01$/)
   })
 })
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import * as crypto from 'node:crypto'
 
 /*
  * The hash chain of the audit log. Every line is one JSON object: `seq` counts from 1, `prev`
@@ -17,8 +17,11 @@ export const AUDIT_TYPE = 'toolgate.audit/v1'
 
 const HASH_SUFFIX = /,"hash":"([0-9a-f]{64})"\}$/
 
+// `crypto.hash` (one call, no Hash object) is a third faster; Node 20.11, the oldest supported, lacks it.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash
+
 export function sha256 (text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return oneShot === undefined ? crypto.createHash('sha256').update(text).digest('hex') : oneShot('sha256', text)
 }
 
 /** Where a chain stands: the last `seq` and the last `hash`. */

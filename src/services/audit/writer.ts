@@ -93,6 +93,8 @@ export class AuditWriter {
   }
 
   async #drain (): Promise<void> {
+    // Let this turn of the event loop queue its lines first: one write for all of them.
+    await new Promise(resolve => setImmediate(resolve))
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue
