@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,7 +66,8 @@ describe('a crash mid-write', () => {
       const load = Array.from({ length: 200 }, (_, i) => fetch(`${address}/tools/notes_write`, {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `k${i}`, text: 'x'.repeat(500) }),
       }).catch(() => undefined))
-      await new Promise(resolve => setTimeout(resolve, 150))
+      // Kill it while it writes: once the first lines are on disk (the load is still running).
+      for (let waited = 0; waited < 10_000 && (!existsSync(path) || statSync(path).size === 0); waited += 10) await new Promise(resolve => setTimeout(resolve, 10))
       child.kill('SIGKILL')
       await Promise.all(load)
     })
