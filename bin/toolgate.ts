@@ -5,13 +5,14 @@
  */
 import { VERSION } from '../src/services/version.js'
 import { EXIT, isUserFacing, parse, UsageError, type Command } from './command.js'
+import { audit } from './commands/audit.js'
 import { hashKey } from './commands/hash-key.js'
 import { list } from './commands/list.js'
 import { mcp } from './commands/mcp.js'
 import { openapi } from './commands/openapi.js'
 import { serve } from './commands/serve.js'
 
-const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey, mcp]
+const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey, mcp, audit]
 
 const HELP = `usage: toolgate <command> [arguments]
 

@@ -8,6 +8,8 @@ import { frameworkError } from './problem.js'
 import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
+import type { Tracing } from '../src/services/tracing/setup.js'
+import { traceIdsOfActiveSpan } from './tracing.js'
 
 export { VERSION } from '../src/services/version.js'
 
@@ -16,6 +18,8 @@ export interface BuildOptions {
   readonly tools: readonly AnyTool[]
   /** pino settings for the gateway's logger (and where to write, stdout by default); `false` (tests, mostly) logs nothing. */
   readonly logger?: (LoggerOptions & { readonly stream?: DestinationStream }) | false
+  /** OpenTelemetry tracing (`tracingFromEnv`): spans, and trace ids on every log line. */
+  readonly tracing?: Tracing
 }
 
 /**
@@ -24,7 +28,7 @@ export interface BuildOptions {
  */
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  const logger = gatewayLogger(options.logger)
+  const logger = gatewayLogger(options.logger, options.tracing !== undefined)
   const app = Fastify({
     // Fastify gets no logger of its own: with one, it times every response for a request log
     // line that toolgate replaces with its own (one line per call, with the tool and outcome),
@@ -52,7 +56,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   // A plain property of the root instance, read through by every plugin scope made later.
   app.log = logger
-  await registerGateway(app, { config, tools: options.tools })
+  await registerGateway(app, { config, tools: options.tools, tracing: options.tracing })
   // Tool calls log their own line (tool-routes); every other request logs here, when info
   // lines are kept at all: a response hook costs every call, so none is added otherwise.
   if (logsInfo(config.logLevel)) {
@@ -70,8 +74,10 @@ function checkingInterval (config: Config): number {
   return Math.max(50, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)))
 }
 
-function gatewayLogger (options: BuildOptions['logger']): FastifyBaseLogger {
+function gatewayLogger (options: BuildOptions['logger'], traced: boolean): FastifyBaseLogger {
   if (options === undefined || options === false) return pino({ enabled: false })
-  const { stream, ...settings } = options
+  const { stream, ...given } = options
+  // Traced, every line written inside a request or call carries its trace and span ids.
+  const settings = traced ? { ...given, mixin: traceIdsOfActiveSpan } : given
   return stream === undefined ? pino(settings) : pino(settings, stream)
 }

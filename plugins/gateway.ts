@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
-import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type ToolCatalog } from '../src/index.js'
+import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
@@ -11,7 +11,7 @@ import { VERSION } from '../src/services/version.js'
 import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
-import { problemPlugin } from './problem.js'
+import { problemPlugin, type ProblemOptions } from './problem.js'
 import { corsPlugin } from './cors.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
@@ -22,17 +22,25 @@ import { approvalRoutes, approvalTelemetry } from './approvals.js'
 import { approvalOptionsOf } from '../src/services/approvals/options.js'
 import { compileApprovalRules } from '../src/services/approvals/rules.js'
 import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
+import type { AuditTrail } from '../src/services/audit/audit-trail.js'
+import type { Tracing } from '../src/services/tracing/setup.js'
+import { auditEarlyRefusal, openAuditTrail } from './audit.js'
+import { activeSpanIds, callTracer, registerHttpTracing } from './tracing.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     catalog: ToolCatalog<GatewayApp>
     gatewayMetrics: GatewayMetrics
+    /** The audit trail (`AUDIT_LOG`), or null: approvals call `audit.approvalDecided(...)`. */
+    audit: AuditTrail | null
   }
 }
 
 export interface GatewayOptions {
   readonly config: Config
   readonly tools: readonly AnyTool[]
+  /** OpenTelemetry tracing (`tracingFromEnv`); absent, nothing is traced and nothing is installed. */
+  readonly tracing?: Tracing
 }
 
 /**
@@ -45,6 +53,8 @@ export interface GatewayOptions {
 export async function registerGateway (app: FastifyInstance, options: GatewayOptions): Promise<ToolCatalog<GatewayApp>> {
   const { config, tools } = options
   checkToolLimits(config, tools)
+  // First, so that the HTTP server span covers every route and hook registered after it.
+  if (options.tracing !== undefined) await registerHttpTracing(app, options.tracing)
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
     down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
     up: () => { app.log.info('redis reachable again') },
@@ -56,10 +66,11 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
   await slots?.ready(2_000)
   // `catalog` is read at scrape time only, once it exists.
-  const metrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued })
+  const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
   const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog)
+  const audit = await openAuditTrail(config, metrics, app.log)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
       defaultTimeoutMs: config.toolTimeoutMs,
@@ -72,7 +83,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries, maxBytes: config.idempotencyMaxBytes, maxBytesPerOwner: config.idempotencyMaxBytesPerPrincipal }) : new RedisIdempotencyStore(redis, config.redisPrefix),
       ttlMs: config.idempotencyTtlMs,
     },
-    onRecord: config.metrics ? record => { metrics.observe(record) } : undefined,
+    onRecord: config.metrics ? metricsObserver(metrics, options.tracing !== undefined) : undefined,
     approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
     schedulers: slots,
   })
@@ -87,10 +98,11 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('catalog', catalog)
   app.decorate('gatewayMetrics', metrics)
+  app.decorate('audit', audit ?? null)
   app.decorateRequest('callRecord', null)
 
   await app.register(problemPlugin, {
-    onToolRouteFailure: config.metrics ? countEarlyFailure(metrics) : undefined,
+    onToolRouteFailure: earlyFailureHook(config.metrics ? countEarlyFailure(metrics) : undefined, audit === undefined ? undefined : auditEarlyRefusal(audit, tools)),
     challengeParams: config.jwt === undefined ? undefined : resourceMetadataParam,
   })
   await app.register(requestIdPlugin)
@@ -98,7 +110,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
   await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
-  if (config.metrics) await app.register(metricsPlugin, { metrics })
+  if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
   // One compiled set of approval rules for every face that calls tools (REST, MCP).
@@ -113,6 +125,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     bodyLimit: config.bodyLimit,
     approvalRule,
     docsUi: config.docs,
+    traceCall: options.tracing === undefined ? undefined : callTracer(options.tracing, tools),
+    audit,
   })
   await app.register(approvalRoutes, {
     catalog,
@@ -131,8 +145,27 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await catalog.shutdown(0)
     await slots?.close()
     redis?.disconnect()
+    if (audit !== undefined) {
+      await audit.close()
+      // The chain's head, somewhere other than the file: a rewrite of the whole file shows against it.
+      app.log.info({ auditLog: config.auditLog, seq: audit.head.seq, hash: audit.head.hash }, 'audit log closed')
+    }
   })
   return catalog
+}
+
+/** Traced, each duration keeps the active (tool call) span as its exemplar; untraced, nothing more than counting. */
+function metricsObserver (metrics: GatewayMetrics, traced: boolean): (record: CallRecord) => void {
+  if (!traced) return record => { metrics.observe(record) }
+  return record => { metrics.observe(record, activeSpanIds()) }
+}
+
+type EarlyFailureHook = NonNullable<ProblemOptions['onToolRouteFailure']>
+
+/** Metrics and audit both hear of tool-route failures before the pipeline; either may be off. */
+function earlyFailureHook (count: EarlyFailureHook | undefined, audit: EarlyFailureHook | undefined): EarlyFailureHook | undefined {
+  if (count === undefined || audit === undefined) return count ?? audit
+  return (...args) => { count(...args); audit(...args) }
 }
 
 /** A limit for a tool that does not exist is a typo: stop start-up and name it. */

@@ -13,10 +13,18 @@ export function countEarlyFailure (metrics: GatewayMetrics): (toolId: string, er
   }
 }
 
-/** `GET /metrics`. */
-export const metricsPlugin = fp(async function metrics (app: FastifyInstance, options: { metrics: GatewayMetrics }) {
+const OPENMETRICS = 'application/openmetrics-text; version=1.0.0; charset=utf-8'
+
+/**
+ * `GET /metrics`. With `openMetrics` (tracing is on), a scraper that asks for OpenMetrics gets
+ * it, duration exemplars with trace ids included; everyone else gets the Prometheus text format.
+ */
+export const metricsPlugin = fp(async function metrics (app: FastifyInstance, options: { metrics: GatewayMetrics, openMetrics?: boolean }) {
   const { metrics: gatewayMetrics } = options
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (options.openMetrics === true && request.headers.accept?.includes('application/openmetrics-text') === true) {
+      return reply.type(OPENMETRICS).send(await gatewayMetrics.renderOpenMetrics())
+    }
     const body = await gatewayMetrics.render()
     return reply.type(gatewayMetrics.contentType).send(body)
   })

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { defineTool, isDefinedTool, type AnyTool, type ToolDeclaration } from '../src/index.js'
 import { ConfigError, parseConfig, type ConfigInput } from '../src/services/config.js'
 import { registerGateway } from './gateway.js'
+import type { Tracing } from '../src/services/tracing/setup.js'
 
 export interface ToolgatePluginOptions {
   /** The tools to serve: `defineTool` results or plain declarations. */
@@ -12,6 +13,8 @@ export interface ToolgatePluginOptions {
    * `metrics`, `docs`, `redisUrl`, ...). The environment is not read: the host app decides.
    */
   readonly config?: ConfigInput
+  /** Trace the gateway's requests and calls (`tracingFromEnv(process.env)`); absent, nothing is traced. */
+  readonly tracing?: Tracing
 }
 
 /**
@@ -32,5 +35,5 @@ export async function toolgate (app: FastifyInstance, options: ToolgatePluginOpt
     throw new ConfigError('invalid setting "apiKeys": a mounted toolgate needs apiKeys or jwt, or authDisabled: true to serve anonymous callers')
   }
   const tools = options.tools.map(tool => (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration)))
-  await registerGateway(app, { config, tools })
+  await registerGateway(app, { config, tools, tracing: options.tracing })
 }

@@ -2,12 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
+import { tracingFromEnv, type Tracing } from '../src/services/tracing/setup.js'
 
 export interface StartOptions {
   readonly config: Config
   readonly tools: readonly AnyTool[]
   /** Stop on SIGTERM and SIGINT (default true): refuse new calls, let calls in flight finish, exit. */
   readonly handleSignals?: boolean
+  /** Default: from the standard OpenTelemetry environment (`OTEL_EXPORTER_OTLP_ENDPOINT`, ...); off when it names no endpoint. */
+  readonly tracing?: Tracing
 }
 
 /**
@@ -20,6 +23,7 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     config,
     tools,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    tracing: options.tracing ?? tracingFromEnv(process.env),
   })
   if (options.handleSignals !== false) {
     let stopping = false

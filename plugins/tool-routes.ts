@@ -18,6 +18,10 @@ import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
 import { APPROVAL_ID_HEADER, ApprovalSchema, preferredWaitMs } from './approval-schemas.js'
 import type { ApprovalRule } from '../src/index.js'
+import { context } from '@opentelemetry/api'
+import { AuditTrail } from '../src/services/audit/audit-trail.js'
+import type { CallSpan } from '../src/services/tracing/call-span.js'
+import type { CallTracer } from './tracing.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,6 +49,10 @@ export interface ToolRoutesOptions {
   readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
   /** Serve the Swagger UI at /docs (the document at /openapi.json is always served, per caller). */
   readonly docsUi?: boolean
+  /** Opens each call's span when tracing is on (absent: no span, no context, no cost). */
+  readonly traceCall?: CallTracer
+  /** The audit trail, when `AUDIT_LOG` is set. */
+  readonly audit?: AuditTrail
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -56,7 +64,7 @@ const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
  */
 export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { catalog, facts } = options
+  const { catalog, facts, traceCall, audit } = options
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
@@ -126,24 +134,29 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       requireScope(principal, SCOPES.call)
       const gatewayApp = appOf(request)
       const waitMs = preferredWaitMs(request.headers.prefer)
+      const span = traceCall?.(tool, request)
       let result
       inFlight?.inc()
       try {
-        result = await catalog.invokeWith({
+        const bind = {
           app: gatewayApp,
           execution: { signal: disconnectSignalOf(reply) },
           domain: gatewayApp.domain,
           idempotencyScope: principal.id,
           mode: query.mode,
           isPermitted: permitFor(app, principal.id),
-          onRecord: record => { logCall(request, record) },
+          onRecord: (record: CallRecord) => { settled(request, record, span, audit) },
           serialize,
           requester: principal.id,
           approvalRule: ruleFor(principal.id),
-        }, {
+          trace: span?.headers,
+        }
+        const call = {
           toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
           approvalId: single(request.headers[APPROVAL_ID_HEADER]), waitForApprovalMs: waitMs,
-        })
+        }
+        // Traced, the call runs with its span active, so what the tool does joins the trace.
+        result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
       } finally {
         inFlight?.dec()
       }
@@ -167,6 +180,15 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
 function single (value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
+}
+
+/** Where a call is finished on the HTTP face: its span closed, its audit line, its log line. */
+function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined): void {
+  span?.end(record)
+  if (audit !== undefined && AuditTrail.covers(record)) {
+    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body })
+  }
+  logCall(request, record)
 }
 
 /** One line per call, with the request id from the request's logger; inputs only at debug. */

@@ -10,7 +10,7 @@ export type { StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJSON } f
 export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogOptions, type Invoker } from './core/catalog.js'
 export type { InvokeRequest, InvokeResult } from './core/types.js'
 export { ToolError, GatewayError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue, type ToolgateErrorOptions } from './core/errors.js'
-export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type DebugContext, type DebugStep, type IntentDeclaration } from './core/tool.js'
+export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type TraceContext, type DebugContext, type DebugStep, type IntentDeclaration } from './core/tool.js'
 export { OUTCOMES, type Outcome, type CallRecord } from './core/call-record.js'
 export { SCOPES, type GatewayApp, type GatewayFacts, type Principal, type ToolLogger } from './core/app-context.js'
 export { CoreOptionsSchema, type CoreOptions } from './core/options.js'

@@ -83,7 +83,7 @@ export function createUrlFetchTool (options: UrlFetchOptions = {}): Tool<typeof 
       const target = await vettedAddress(url, lookup, reasonToRefuse)
       let response: PinnedGetResponse
       try {
-        response = await pinnedGet({ url, ...target, maxBytes, signal: ctx.signal, userAgent: 'toolgate-url-fetch' })
+        response = await pinnedGet({ url, ...target, maxBytes, signal: ctx.signal, userAgent: 'toolgate-url-fetch', trace: ctx.trace })
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason
         const code = (error as NodeJS.ErrnoException).code

@@ -11,7 +11,7 @@ import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler, type SlotScheduler } from './scheduler.js'
 import { isActive } from './steps/gates.js'
-import { isDefinedTool, type AnyTool, type ToolDeclaration } from './tool.js'
+import { isDefinedTool, type AnyTool, type ToolDeclaration, type TraceContext } from './tool.js'
 
 export interface CatalogOptions {
   readonly core?: CoreOptionsInput
@@ -50,6 +50,8 @@ export interface BindOptions<App> {
   readonly serialize?: (value: unknown) => string
   /** Which face the call came through (`mcp`, ...), for the record and the metrics; absent: REST. */
   readonly transport?: string
+  /** The trace context a tracing host made for this call: the tool sees it as `ctx.trace`. */
+  readonly trace?: TraceContext
 }
 
 export interface Invoker {
@@ -187,6 +189,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     requester: options.requester,
     approvalRule: options.approvalRule,
     transport: options.transport,
+    trace: options.trace,
   }
 }
 

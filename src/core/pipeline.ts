@@ -4,7 +4,7 @@ import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
 import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
-import type { ToolContext } from './tool.js'
+import type { ToolContext, TraceContext } from './tool.js'
 import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
 export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
@@ -29,7 +29,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
     const handle: ExecutionHandle = {}
-    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle)
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle, binding.trace)
     const authorizing = runAuthorize(tool, input, ctx)
     if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
@@ -73,7 +73,7 @@ class CallContext<App> implements ToolContext<App> {
   readonly #handle: ExecutionHandle
   constructor (
     readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
-    readonly escalated: boolean, readonly dryRun: boolean, handle: ExecutionHandle,
+    readonly escalated: boolean, readonly dryRun: boolean, handle: ExecutionHandle, readonly trace: TraceContext | undefined,
   ) {
     this.#control = control
     this.#handle = handle

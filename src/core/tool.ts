@@ -30,6 +30,18 @@ export interface ToolContext<App> {
    * that is a write from a slot whose lease expired. Undefined in process and before `execute`.
    */
   readonly fencingToken?: number
+  /**
+   * The W3C trace context of this call when the host traces it (absent otherwise): send these
+   * as the `traceparent` / `tracestate` headers of the tool's own outgoing requests, so they
+   * join the caller's trace.
+   */
+  readonly trace?: TraceContext
+}
+
+/** W3C Trace Context headers (https://www.w3.org/TR/trace-context/), as plain strings. */
+export interface TraceContext {
+  readonly traceparent: string
+  readonly tracestate?: string
 }
 
 export interface DebugContext {

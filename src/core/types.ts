@@ -11,7 +11,7 @@ import type { IdempotencyStore } from './idempotency/store.js'
 import type { CoreOptions } from './options.js'
 import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
-import type { AnyTool, ToolContext } from './tool.js'
+import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 
 export interface IdempotencyOptions {
   readonly store: IdempotencyStore
@@ -52,6 +52,8 @@ export interface Binding<App> {
    * in the record and the metrics, not a crash after the call was counted as ok.
    */
   readonly serialize?: (value: unknown) => string
+  /** The host's trace context of this call, handed to the tool as `ctx.trace`. */
+  readonly trace?: TraceContext
   /** Which face the call came through; copied into the record (absent: the REST route). */
   readonly transport?: string
   /** Who asks when a call needs approval (default: `idempotencyScope`). */

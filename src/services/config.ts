@@ -119,6 +119,12 @@ export const ConfigSchema = z.object({
   approvalRules: z.array(ApprovalRuleSchema).default([]),
   /** Browser origins allowed to call `POST /mcp` besides the gateway's own host (`*`: any). */
   mcpAllowedOrigins: list.default([]),
+  /** The audit trail: a file path (appended to, its hash chain continued) or `stdout`; unset, none is kept. */
+  auditLog: z.string().min(1).optional(),
+  /** Write each audited call's input, not only its digest (inputs may hold personal data). */
+  auditLogInputs: boolFromEnv.default(false),
+  /** Audit lines held while the disk is busy; past this, lines are dropped, counted and logged. */
+  auditBufferLines: intFromEnv(1, 10_000_000).default(10_000),
 }).strict()
 
 export type Config = z.output<typeof ConfigSchema>
@@ -139,6 +145,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
   MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins',
+  AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
 }
 
 export class ConfigError extends Error {

@@ -23,6 +23,9 @@ export const SETTING_DOCS: Readonly<Record<string, string>> = {
   AUTH_FAILURE_WINDOW_MS: 'the window of `AUTH_FAILURE_LIMIT`',
   CORS_ORIGINS: 'browser origins allowed to call, comma-separated (`https://app.example.com`), or `*`; none: CORS off. Preflights are answered for tool calls, listings and the document',
   CORS_CREDENTIALS: 'let browsers send credentials cross-origin (needs explicit origins, not `*`)',
+  AUDIT_LOG: 'the audit trail: a file path (appended to, its hash chain continued) or `stdout`; see [Traces and audit](#traces-and-audit)',
+  AUDIT_LOG_INPUTS: 'also write each audited call\'s input, not only its digest (inputs may hold personal data)',
+  AUDIT_BUFFER_LINES: 'audit lines held while the disk is busy; beyond, lines are dropped, counted and logged',
   MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
   DOCS_PUBLIC: 'serve `/openapi.json` (whole) to callers without credentials; otherwise it needs the same credentials as `GET /tools` and lists only the tools the caller may call',
   AUTH_DISABLED: 'serve anonymous callers on any address (you take responsibility)',
@@ -57,6 +60,7 @@ const OTHER_SETTINGS: ReadonlyArray<readonly [name: string, defaultText: string,
   ['JWT_SCOPE_CLAIM', '`scope`', 'claim holding the scopes (space-separated string or array)'],
   ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules`, `approvalRules` and `toolLimits`'],
   ['LEDGER_APPROVAL_ABOVE_CENTS', '`50000`', 'demo ledger: transfers above this wait for approval (`off`: never)'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*', 'none (off)', 'OpenTelemetry tracing; see [Traces and audit](#traces-and-audit)'],
   ['FETCH_ALLOWED_HOSTS', 'none', 'hosts `url_fetch` may reach (comma-separated); none means it refuses every URL'],
 ]
 

@@ -11,6 +11,8 @@ export interface PinnedGetRequest {
   readonly maxBytes: number
   readonly signal: AbortSignal
   readonly userAgent: string
+  /** The call's W3C trace context (`ctx.trace`), sent on so the fetched service joins the trace. */
+  readonly trace?: { readonly traceparent: string, readonly tracestate?: string }
 }
 
 export interface PinnedGetResponse {
@@ -38,7 +40,7 @@ export function pinnedGet (request: PinnedGetRequest): Promise<PinnedGetResponse
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       method: 'GET',
-      headers: { host: url.host, 'user-agent': request.userAgent, accept: '*/*', 'accept-encoding': 'identity' },
+      headers: { host: url.host, 'user-agent': request.userAgent, accept: '*/*', 'accept-encoding': 'identity', ...request.trace },
       // A fresh socket per call: no pooled connection to an address vetted for another call.
       agent: false,
       lookup: pinnedLookup(address, family),

@@ -39,11 +39,17 @@ abstract class Family<Child> {
   }
 
   protected abstract create (labels: Labels): Child
-  protected abstract lines (child: Child, out: string[]): void
+  protected abstract lines (child: Child, out: string[], openMetrics: boolean): void
 
-  render (out: string[]): void {
-    out.push(`# HELP ${this.name} ${this.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n')}`, `# TYPE ${this.name} ${this.type}`)
-    for (const child of this.#children.values()) this.lines(child, out)
+  /**
+   * The exposition of this family: Prometheus text, or with `openMetrics` the OpenMetrics 1.0
+   * form (a counter's family name without `_total`, histogram exemplars).
+   */
+  render (out: string[], openMetrics = false): void {
+    const name = openMetrics && this.type === 'counter' ? this.name.replace(/_total$/, '') : this.name
+    const help = this.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n')
+    out.push(`# HELP ${name} ${openMetrics ? help.replaceAll('"', '\\"') : help}`, `# TYPE ${name} ${this.type}`)
+    for (const child of this.#children.values()) this.lines(child, out, openMetrics)
   }
 }
 
@@ -73,22 +79,42 @@ export class GaugeFamily extends Family<GaugeChild> {
   protected lines (child: GaugeChild, out: string[]): void { out.push(child.prefix + num(child.read?.() ?? child.value)) }
 }
 
+/** The trace of one observation, shown beside its bucket in OpenMetrics. */
+export interface Exemplar {
+  readonly traceId: string
+  readonly spanId: string
+  readonly value: number
+  /** Epoch seconds. */
+  readonly time: number
+}
+
 export class HistogramChild {
   /** Per-bucket (not cumulative) counts; the last slot is +Inf. */
   readonly counts: Float64Array
   sum = 0
   count = 0
+  /** The latest exemplar of each bucket; made at the first one (only tracing makes any). */
+  exemplars: Array<Exemplar | undefined> | undefined
   constructor (readonly bounds: readonly number[], readonly bucketPrefixes: readonly string[], readonly sumPrefix: string, readonly countPrefix: string) {
     this.counts = new Float64Array(bounds.length + 1)
   }
 
-  observe (value: number): void {
+  /** Count one value; returns its bucket's index. */
+  observe (value: number): number {
     const bounds = this.bounds
     let i = 0
     while (i < bounds.length && value > bounds[i]!) i++
     this.counts[i]!++
     this.sum += value
     this.count++
+    return i
+  }
+
+  /** Count one value and keep its trace as its bucket's exemplar. */
+  observeWithExemplar (value: number, traceId: string, spanId: string): void {
+    const bucket = this.observe(value)
+    this.exemplars ??= new Array<Exemplar | undefined>(this.counts.length)
+    this.exemplars[bucket] = { traceId, spanId, value, time: Date.now() / 1000 }
   }
 }
 
@@ -100,11 +126,13 @@ export class HistogramFamily extends Family<HistogramChild> {
     return new HistogramChild(this.bounds, bucketPrefixes, `${this.name}_sum${labelText(labels)} `, `${this.name}_count${labelText(labels)} `)
   }
 
-  protected lines (child: HistogramChild, out: string[]): void {
+  protected lines (child: HistogramChild, out: string[], openMetrics: boolean): void {
     let cumulative = 0
+    const exemplars = openMetrics ? child.exemplars : undefined
     for (let i = 0; i < child.counts.length; i++) {
       cumulative += child.counts[i]!
-      out.push(child.bucketPrefixes[i]! + num(cumulative))
+      const exemplar = exemplars?.[i]
+      out.push(child.bucketPrefixes[i]! + num(cumulative) + (exemplar === undefined ? '' : ` # {trace_id="${exemplar.traceId}",span_id="${exemplar.spanId}"} ${num(exemplar.value)} ${exemplar.time.toFixed(3)}`))
     }
     out.push(child.sumPrefix + num(child.sum), child.countPrefix + num(child.count))
   }

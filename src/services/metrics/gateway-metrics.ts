@@ -19,6 +19,8 @@ export interface GatewayMetricsOptions {
   readonly queued?: () => number
   /** Served as `toolgate_build_info{version}`. */
   readonly version?: string
+  /** The audit trail is on: serve `toolgate_audit_dropped_total`. */
+  readonly audit?: boolean
 }
 
 /** What a route holds for one tool: `inc` when its call starts, `dec` when it settles. */
@@ -57,6 +59,7 @@ export class GatewayMetrics {
   readonly #more: Array<{ render (out: string[]): void }> = []
   /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
   readonly #byTransport = new Map<string, ToolSeries>()
+  readonly #auditDropped: CounterChild | undefined
 
   constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
     const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
@@ -73,6 +76,11 @@ export class GatewayMetrics {
       const buildInfo = new GaugeFamily('toolgate_build_info', 'The running toolgate version (always 1)')
       buildInfo.child({ version: options.version }).set(1)
       families.push(buildInfo)
+    }
+    if (options.audit === true) {
+      const auditDropped = new CounterFamily('toolgate_audit_dropped_total', 'Audit lines dropped because the write buffer was full or a write failed')
+      this.#auditDropped = auditDropped.child({})
+      families.push(auditDropped)
     }
     this.#families = families
 
@@ -105,12 +113,19 @@ export class GatewayMetrics {
     this.#more.push(...families)
   }
 
-  /** Count one finished call (the catalog's `onRecord`). */
-  observe (record: CallRecord): void {
+  /** The same in OpenMetrics 1.0, where the duration histogram shows its exemplars (trace ids). */
+  async renderOpenMetrics (): Promise<string> {
+    const out: string[] = []
+    for (const family of this.#families) family.render(out, true)
+    return out.join('\n') + '\n' + await processRegistry('openmetrics').metrics()
+  }
+
+  /** Count one finished call (the catalog's `onRecord`); `trace`, when traced, becomes its duration's exemplar. */
+  observe (record: CallRecord, trace?: { readonly traceId: string, readonly spanId: string }): void {
     let series = this.#tools.get(record.toolId)
     if (series === undefined) return
     if (record.transport !== undefined) series = this.#transportSeries(series, record.transport)
-    this.#count(series, record.outcome, record.durationMs / 1000)
+    this.#count(series, record.outcome, record.durationMs / 1000, trace)
     // queueMs is measured only once a slot was granted.
     if (record.executed) series.queueWait.observe(record.queueMs / 1000)
     if (record.outcome === 'replayed') series.replays.inc()
@@ -125,6 +140,11 @@ export class GatewayMetrics {
   /** The in-flight gauge of one tool, bound once by its route; a no-op for an unknown tool. */
   inFlight (toolId: string): InFlight {
     return this.#tools.get(toolId)?.inFlight ?? NOT_COUNTED
+  }
+
+  /** Count audit lines that could not be written. */
+  auditDropped (lines: number): void {
+    this.#auditDropped?.inc(lines)
   }
 
   /** Count a failed authentication; a reason outside the closed set counts as `other`. */
@@ -155,7 +175,7 @@ export class GatewayMetrics {
     return series
   }
 
-  #count (series: ToolSeries, outcome: Outcome, seconds: number): void {
+  #count (series: ToolSeries, outcome: Outcome, seconds: number, trace?: { readonly traceId: string, readonly spanId: string }): void {
     const calls = series.calls.get(outcome)
     if (calls === undefined) return // not an outcome: never a new label value
     calls.inc()
@@ -164,6 +184,7 @@ export class GatewayMetrics {
       duration = this.#duration.child({ ...series.labels, outcome })
       series.duration.set(outcome, duration)
     }
-    duration.observe(seconds)
+    if (trace === undefined) duration.observe(seconds)
+    else duration.observeWithExemplar(seconds, trace.traceId, trace.spanId)
   }
 }

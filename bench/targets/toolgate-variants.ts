@@ -1,0 +1,63 @@
+/**
+ * toolgate as the bench target builds it, with one of this branch's features switched on, to
+ * measure what each costs against the same gateway without it (`npx tsx bench/compare.ts`):
+ *
+ *   npx tsx bench/compare.ts toolgate ./bench/targets/toolgate-traced.ts
+ *   npx tsx bench/compare.ts ./bench/targets/toolgate-write.ts ./bench/targets/toolgate-write-audited.ts
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import { defineTool, type AnyTool } from '../../src/index.js'
+import { buildApp } from '../../plugins/app.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
+import { loadConfig } from '../../src/services/config.js'
+import { tracingFromEnv } from '../../src/services/tracing/setup.js'
+import { announce } from './announce.js'
+import { BENCH_API_KEY, echo, EchoInput, EchoOutput } from './echo.js'
+import { echoTool } from './toolgate-tools.js'
+
+/**
+ * `echo` declared as changing state (so the audit trail covers it), with the same work. Its
+ * selfConcurrency lets a session's calls overlap as the read-only echo's do, or the comparison
+ * would measure the scheduler instead of the audit log.
+ */
+const writingEcho: AnyTool = defineTool({
+  id: 'echo', kind: 'write', description: 'Echo the text back with its length (declared as a write).',
+  inputSchema: EchoInput, outputSchema: EchoOutput, isReadOnly: false, isConcurrencySafe: false, selfConcurrency: 1_000,
+  authorize () {}, execute: echo,
+})
+
+export interface Variant {
+  /** Trace every call (always_on), exporting OTLP/HTTP to a receiver in another process. */
+  readonly traced?: boolean
+  /** Audit to a file in a temporary folder. */
+  readonly audited?: boolean
+  /** Serve the writing echo instead of the read-only one. */
+  readonly writing?: boolean
+}
+
+export async function serveVariant (variant: Variant): Promise<void> {
+  const config = loadConfig({}, {
+    logLevel: 'warn',
+    apiKeys: [{ principal: 'bench', sha256: hashApiKey(BENCH_API_KEY), scopes: ['tools:read', 'tools:call'] }],
+    ...(variant.audited === true ? { auditLog: join(mkdtempSync(join(tmpdir(), 'toolgate-bench-')), 'audit.log') } : {}),
+  })
+  const tracing = variant.traced === true
+    ? tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'toolgate-bench' })
+    : undefined
+  const app = await buildApp({ config, tools: [variant.writing === true ? writingEcho : echoTool], logger: { level: config.logLevel }, tracing })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  announce((app.server.address() as AddressInfo).port)
+}
+
+/** An OTLP/HTTP receiver that reads and discards, in its own process (its CPU is not the gateway's). */
+async function startSink (): Promise<string> {
+  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
+  const sink = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] })
+  process.once('exit', () => { sink.kill() })
+  const port = await new Promise<string>(resolve => sink.stdout.once('data', chunk => { resolve(String(chunk).trim()) }))
+  return `http://127.0.0.1:${port}`
+}

@@ -1,0 +1,122 @@
+import type { CallRecord } from '../../core/call-record.js'
+import { sha256 } from './chain.js'
+import { AuditWriter, type AuditWriterOptions } from './writer.js'
+
+/** Who and what around one call, which the record itself does not hold (the HTTP face knows them). */
+export interface CallFacts {
+  readonly principal: string
+  readonly requestId: string
+  readonly traceId?: string
+  /** The input as the caller sent it. */
+  readonly input: unknown
+  /** The approval this call ran under, once approvals exist. */
+  readonly approvalId?: string
+}
+
+/** One approval decision, for `approvalDecided`. */
+export interface ApprovalDecision {
+  readonly approvalId: string
+  readonly decision: 'approved' | 'rejected' | 'expired'
+  readonly tool: string
+  readonly effects: readonly string[]
+  /** The pending approval's own input digest, as it showed it to the decider. */
+  readonly inputDigest: string
+  readonly requestedBy: string
+  /** Absent for an expiry. */
+  readonly decidedBy?: string
+  readonly note?: string
+  readonly requestId?: string
+  readonly traceId?: string
+}
+
+export interface AuditTrailOptions extends AuditWriterOptions {
+  /** Write each input itself, not only its digest (it may hold personal data: off by default). */
+  readonly includeInput: boolean
+}
+
+/**
+ * The audit trail: one chained JSON line per call of a tool that is not read-only (refused
+ * ones too: a denied attempt to change something is what an auditor looks for), and one per
+ * approval decision. Read-only tools change nothing and are left to logs and traces.
+ */
+export class AuditTrail {
+  readonly #writer: AuditWriter
+  readonly #includeInput: boolean
+
+  private constructor (writer: AuditWriter, includeInput: boolean) {
+    this.#writer = writer
+    this.#includeInput = includeInput
+  }
+
+  static async open (path: string, options: AuditTrailOptions): Promise<AuditTrail> {
+    return new AuditTrail(await AuditWriter.open(path, options), options.includeInput)
+  }
+
+  /** Whether a call of this record goes into the trail. */
+  static covers (record: CallRecord): boolean {
+    return !record.readOnly
+  }
+
+  /** One finished (or refused) call; a read-only tool's call is not audited. */
+  call (record: CallRecord, facts: CallFacts): void {
+    if (!AuditTrail.covers(record)) return
+    this.#writer.append({
+      event: 'call',
+      time: new Date(record.startedAt).toISOString(),
+      principal: facts.principal,
+      tool: record.toolId,
+      kind: record.kind,
+      effects: record.effects,
+      outcome: record.outcome,
+      status: record.status,
+      code: record.code,
+      callId: record.callId,
+      executed: record.executed,
+      dryRun: record.dryRun,
+      escalated: record.escalated,
+      durationMs: Math.round(record.durationMs * 1000) / 1000,
+      inputDigest: inputDigest(facts.input),
+      input: this.#includeInput ? facts.input : undefined,
+      touched: record.touchedResources,
+      mutated: record.mutatedResources,
+      debugSteps: record.debugSteps,
+      requestId: facts.requestId,
+      traceId: facts.traceId,
+      approvalId: facts.approvalId,
+    })
+  }
+
+  /** One refusal before the pipeline saw the call (unauthenticated, rate limited, bad transport). */
+  refusedEarly (tool: { readonly id: string, readonly kind: string, readonly effects: readonly string[] }, refusal: { readonly outcome: string, readonly status: number, readonly code: string }, facts: Omit<CallFacts, 'input' | 'approvalId'>): void {
+    this.#writer.append({
+      event: 'call', time: new Date().toISOString(), principal: facts.principal, tool: tool.id, kind: tool.kind,
+      effects: tool.effects, ...refusal, executed: false, requestId: facts.requestId, traceId: facts.traceId,
+    })
+  }
+
+  /** For the approvals service: call it with every decision (approve, reject, expiry). */
+  approvalDecided (decision: ApprovalDecision): void {
+    this.#writer.append({ event: 'approval', time: new Date().toISOString(), ...decision })
+  }
+
+  /** The chain's head: its last `seq` and `hash`. */
+  get head (): { readonly seq: number, readonly hash: string } {
+    return this.#writer.head
+  }
+
+  async flush (): Promise<void> {
+    await this.#writer.flush()
+  }
+
+  async close (): Promise<void> {
+    await this.#writer.close()
+  }
+}
+
+/**
+ * `sha256:` and the hex SHA-256 of the input's JSON as received (keys in the order sent). The
+ * same input sent again gives the same digest, so a line can be matched to a request body.
+ */
+export function inputDigest (input: unknown): string {
+  return `sha256:${sha256(JSON.stringify(input ?? null))}`
+}

@@ -1,0 +1,156 @@
+import { appendFileSync, readFileSync } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
+import { chainLine, EMPTY_CHAIN, sha256, type ChainHead } from './chain.js'
+import { verifyAuditText } from './verify.js'
+
+/** Where audit lines go: a file opened for appending, or the process's stdout. */
+interface Sink {
+  write (text: string): Promise<void>
+  close (): Promise<void>
+}
+
+export interface AuditWriterOptions {
+  /** Lines held while the sink is busy; past this a line is dropped, counted and logged. */
+  readonly maxBuffered: number
+  /** Told of every dropped line (a metric); `first` for the first of a run of drops (a log line). */
+  readonly onDrop: (dropped: number, first: boolean) => void
+  /** Told when a run of drops ends: the `dropped` record with its count went into the chain. */
+  readonly onDropsRecorded?: (count: number) => void
+  /** Told when a write fails (the lines of that write are lost: counted as dropped). */
+  readonly onError: (error: unknown) => void
+}
+
+/**
+ * The audit log's writer: appends chained lines without ever making a call wait for the disk.
+ * `append` chains the line at once (the order is the order of calls) and queues it; one write
+ * at a time drains the whole queue. A queue at `maxBuffered` drops the line, and the drop
+ * itself goes into the chain as a `dropped` record as soon as there is room, so the file says
+ * what it is missing.
+ */
+export class AuditWriter {
+  #head: ChainHead
+  #queue: string[] = []
+  #writing: Promise<void> | undefined
+  #dropped = 0
+  readonly #sink: Sink
+  readonly #options: AuditWriterOptions
+
+  private constructor (sink: Sink, head: ChainHead, options: AuditWriterOptions) {
+    this.#sink = sink
+    this.#head = head
+    this.#options = options
+  }
+
+  /** `path` is a file (appended to, its chain continued) or `stdout` (a new chain). */
+  static async open (path: string, options: AuditWriterOptions): Promise<AuditWriter> {
+    if (path === 'stdout') return new AuditWriter(stdoutSink(), EMPTY_CHAIN, options)
+    const { head, tornTail } = readHead(path)
+    const writer = new AuditWriter(await fileSink(path), head, options)
+    // A crash cut the last line short: end it, and say in the chain which line that was.
+    if (tornTail !== undefined) writer.#enqueue('\n' + writer.#chain({ event: 'resumed', time: new Date().toISOString(), tornLine: tornTail.line, tornSha256: tornTail.sha256 }))
+    return writer
+  }
+
+  get head (): ChainHead {
+    return this.#head
+  }
+
+  /** Chain `entry` and queue it; never waits. False when the buffer was full (dropped). */
+  append (entry: Readonly<Record<string, unknown>>): boolean {
+    if (this.#queue.length >= this.#options.maxBuffered) {
+      this.#dropped++
+      this.#options.onDrop(1, this.#dropped === 1)
+      return false
+    }
+    if (this.#dropped > 0) {
+      this.#enqueue(this.#chain({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped }))
+      this.#options.onDropsRecorded?.(this.#dropped)
+      this.#dropped = 0
+    }
+    this.#enqueue(this.#chain(entry))
+    return true
+  }
+
+  /** Resolves once every queued line is written. */
+  async flush (): Promise<void> {
+    while (this.#writing !== undefined) await this.#writing
+  }
+
+  async close (): Promise<void> {
+    await this.flush()
+    await this.#sink.close()
+  }
+
+  #chain (entry: Readonly<Record<string, unknown>>): string {
+    const { line, head } = chainLine(this.#head, entry)
+    this.#head = head
+    return line
+  }
+
+  #enqueue (line: string): void {
+    this.#queue.push(line)
+    this.#writing ??= this.#drain()
+  }
+
+  async #drain (): Promise<void> {
+    // Let this turn of the event loop queue its lines first: one write for all of them.
+    await new Promise(resolve => setImmediate(resolve))
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue
+        this.#queue = []
+        try {
+          await this.#sink.write(batch.join('\n') + '\n')
+        } catch (error) {
+          this.#options.onDrop(batch.length, false)
+          this.#options.onError(error)
+        }
+      }
+    } finally {
+      this.#writing = undefined
+    }
+  }
+}
+
+/**
+ * Where an existing file's chain stands. Only the head is needed, but the whole file is
+ * verified: appending to a broken chain would make the break look like ours.
+ */
+function readHead (path: string): { head: ChainHead, tornTail?: { line: number, sha256: string } } {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { head: EMPTY_CHAIN }
+    throw error
+  }
+  if (text === '') return { head: EMPTY_CHAIN }
+  const verdict = verifyAuditText(text)
+  if (verdict.ok) {
+    // A whole last line whose newline never made it: add it, or the next line would join it.
+    if (!text.endsWith('\n')) appendFileSync(path, '\n')
+    return { head: verdict.head }
+  }
+  if (verdict.torn) {
+    const prefix = text.slice(0, text.lastIndexOf('\n') + 1)
+    const before = prefix === '' ? { ok: true as const, head: EMPTY_CHAIN } : verifyAuditText(prefix)
+    if (before.ok) return { head: before.head, tornTail: { line: verdict.line, sha256: sha256(text.slice(prefix.length)) } }
+  }
+  throw new Error(`the audit log ${path} does not verify (line ${verdict.line}: ${verdict.reason}); move it aside before starting`)
+}
+
+async function fileSink (path: string): Promise<Sink> {
+  const handle: FileHandle = await open(path, 'a', 0o600)
+  return {
+    write: async text => { await handle.write(text) },
+    close: async () => { await handle.close() },
+  }
+}
+
+function stdoutSink (): Sink {
+  return {
+    write: text => new Promise((resolve, reject) => { process.stdout.write(text, error => { if (error == null) resolve(); else reject(error) }) }),
+    close: async () => {},
+  }
+}
+

@@ -1,0 +1,79 @@
+import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import type { CallRecord } from '../../core/call-record.js'
+import type { AnyTool, TraceContext } from '../../core/tool.js'
+
+/*
+ * The span of one tool call, after the OpenTelemetry GenAI conventions for tool execution
+ * (`execute_tool {name}`, kind INTERNAL, `gen_ai.*`), plus the declaration and what the
+ * pipeline decided under `toolgate.*`. The gen_ai names are still "development" in the
+ * semantic-conventions package (its incubating entry point), so they are spelled out here.
+ */
+
+/** The declaration's attributes, made once per tool rather than once per call. */
+export type ToolSpanAttributes = Readonly<Record<string, string | boolean | string[]>>
+
+export function toolSpanAttributes (tool: AnyTool): ToolSpanAttributes {
+  return Object.freeze({
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': tool.id,
+    'gen_ai.tool.type': 'function',
+    'toolgate.tool.kind': tool.kind,
+    'toolgate.tool.effects': [...tool.effects],
+    'toolgate.tool.read_only': tool.isReadOnly,
+    'toolgate.tool.concurrency_safe': tool.isConcurrencySafe,
+  })
+}
+
+/** Outcomes that are not failures of the call (the span keeps status UNSET, as the spec asks). */
+const SUCCESS = new Set(['ok', 'dry_run', 'replayed'])
+
+export class CallSpan {
+  readonly span: Span
+  /** `parent` with this span active: the tool runs inside it. */
+  readonly context: Context
+  /** The span as W3C headers, for the tool's own outgoing calls (`ctx.trace`). */
+  readonly headers: TraceContext
+
+  constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context) {
+    this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL, attributes }, parent)
+    this.context = trace.setSpan(parent, this.span)
+    const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
+    const traceparent = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`
+    const tracestate = traceState?.serialize()
+    this.headers = tracestate === undefined || tracestate === '' ? { traceparent } : { traceparent, tracestate }
+  }
+
+  get traceId (): string {
+    return this.span.spanContext().traceId
+  }
+
+  get spanId (): string {
+    return this.span.spanContext().spanId
+  }
+
+  /** Close the span with what the pipeline recorded. */
+  end (record: CallRecord, approvalId?: string): void {
+    const span = this.span
+    span.setAttributes({
+      'gen_ai.tool.call.id': record.callId,
+      'toolgate.outcome': record.outcome,
+      'toolgate.status': record.status,
+      'toolgate.executed': record.executed,
+      'toolgate.queue_wait_ms': record.queueMs,
+      'toolgate.execute_ms': record.executeMs,
+      'toolgate.idempotent_replay': record.outcome === 'replayed',
+      'toolgate.dry_run': record.dryRun,
+      'toolgate.escalated': record.escalated,
+    })
+    // Approvals are built on another branch: whoever wires them passes the id here.
+    if (approvalId !== undefined) span.setAttribute('toolgate.approval_id', approvalId)
+    if (record.mutatedResources.length > 0) span.setAttribute('toolgate.mutated_resources', [...record.mutatedResources])
+    if (!SUCCESS.has(record.outcome)) {
+      // error.type: the stable machine code (TOOLGATE_TIMEOUT, a tool's own code, ...).
+      const type = record.code ?? record.outcome
+      span.setAttribute('error.type', type)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: type })
+    }
+    span.end()
+  }
+}
