@@ -10,6 +10,7 @@ import { logApprovalEvent } from '../src/services/approvals/options.js'
 import type { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
 import type { ApprovalEvent } from '../src/core/approvals/approvals.js'
 import type { ToolLogger } from '../src/core/app-context.js'
+import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { ApprovalSchema, DecisionBody } from './approval-schemas.js'
 import { approvalsPage } from './approvals-page.js'
@@ -142,11 +143,12 @@ function refuseCrossSite (request: FastifyRequest): void {
  * The approval events' sinks: a log line each, and (with metrics on) the counters and the
  * pending gauge, which is re-counted from the store after each change and each sweep.
  */
-export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
+export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>, audit?: () => AuditTrail | undefined): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
   const onPending = (count: number): void => { if (metrics !== undefined) metrics.pending = count }
   return {
     onEvent: event => {
       logApprovalEvent(log, event)
+      if (event.type === 'decided' || event.type === 'expired') auditDecision(audit?.(), event.record)
       if (metrics === undefined) return
       metrics.observe(event)
       if (event.type !== 'executed') catalog().approvals.store.pendingCount().then(onPending, () => {})
@@ -163,4 +165,19 @@ function sameHost (origin: string, host: string): boolean {
   } catch {
     return false // `null` or garbage
   }
+}
+
+/** Every decision (and every expiry: a decision by the clock) is a line of the audit trail. */
+function auditDecision (audit: AuditTrail | undefined, record: ApprovalRecord): void {
+  if (audit === undefined || (record.status !== 'approved' && record.status !== 'rejected' && record.status !== 'expired')) return
+  audit.approvalDecided({
+    approvalId: record.id,
+    decision: record.status,
+    tool: record.tool,
+    effects: record.effects,
+    inputDigest: record.inputDigest,
+    requestedBy: record.requestedBy,
+    ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }),
+    ...(record.note === undefined ? {} : { note: record.note }),
+  })
 }

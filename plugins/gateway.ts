@@ -69,8 +69,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
-  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog)
   const audit = await openAuditTrail(config, metrics, app.log)
+  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
       defaultTimeoutMs: config.toolTimeoutMs,
@@ -138,7 +138,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(agentRoutes, {
     admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     rateLimit: { config, redis },
-    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule },
+    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit },
     intents: { catalog, facts },
   })
   app.addHook('onClose', async () => {

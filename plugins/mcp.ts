@@ -4,6 +4,8 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-cont
 import { requireScope } from '../src/services/auth/index.js'
 import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
 import type { ApprovalRule } from '../src/core/types.js'
+import type { CallRecord } from '../src/core/call-record.js'
+import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
@@ -25,6 +27,8 @@ export interface McpOptions {
   readonly bodyLimit: number
   /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
+  /** The audit trail, when `AUDIT_LOG` is set: MCP calls are audited like REST calls. */
+  readonly audit?: AuditTrail
   /** The operator's approval rules (absent: none), as the REST route applies them. */
   readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
 }
@@ -137,6 +141,7 @@ class HttpCaller implements McpCaller {
         // The operator's approval rules hold on every face: MCP is no way around a person.
         requester: principal.id,
         approvalRule: ruleFor(this.options.approvalRule, principal.id),
+        onRecord: this.options.audit === undefined ? undefined : record => { auditCall(this.options.audit!, record, this.request, input) },
       }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, signal: this.cancelled })
     } finally {
       gauge?.dec()
@@ -192,4 +197,8 @@ function single (value: string | string[] | undefined): string | undefined {
 
 function ruleFor (approvalRule: McpOptions['approvalRule'], principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
   return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
+}
+
+function auditCall (audit: AuditTrail, record: CallRecord, request: FastifyRequest, input: unknown): void {
+  if (AuditTrail.covers(record)) audit.call(record, { principal: request.principal.id, requestId: request.id, input })
 }
