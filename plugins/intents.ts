@@ -48,7 +48,7 @@ export async function intentRoutes (parent: FastifyInstance, options: IntentOpti
     schema: {
       operationId: 'resolveIntent', tags: ['gateway'], summary: 'Validate and authorize an intent; execute nothing',
       description: 'Takes `{ intent, input }` as a model produced it, runs the tool\'s pipeline as a dry run and answers its proposal.',
-      security: SECURITY, body: ResolveBody, response: { 200: Resolved, ...problemResponses([400, 401, 403, 404]) },
+      security: SECURITY, body: ResolveBody, response: { 200: Resolved, ...problemResponses([400, 401, 403, 404, 413, 415, 422]) },
     },
   }, async (request, reply) => {
     const { principal } = request

@@ -14,7 +14,7 @@ describe('OAuth protected resource metadata (RFC 9728) when JWT is configured', 
     const app = await jwtApp()
     const root = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource', headers: { host: 'gw.example:8443' } })
     expect(root.statusCode).toBe(200)
-    expect(root.json()).toMatchObject({ resource: 'http://gw.example:8443', authorization_servers: [ISSUER], scopes_supported: ['tools:read', 'tools:call', 'tools:escalate'], bearer_methods_supported: ['header'] })
+    expect(root.json()).toMatchObject({ resource: 'http://gw.example:8443', authorization_servers: [ISSUER], scopes_supported: ['tools:read', 'tools:call', 'tools:approve'], bearer_methods_supported: ['header'] })
     const mcp = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp', headers: { host: 'gw.example:8443' } })
     expect(mcp.json().resource).toBe('http://gw.example:8443/mcp')
   })

@@ -16,7 +16,7 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc')
 /** The lowest zod the peer range allows: the clone's own tests run the locked, newest one. */
 const ZOD_FLOOR = '4.2.0'
 /** What the README's examples import besides toolgate and zod, at the versions the clone tests. */
-const README_EXAMPLE_PACKAGES = ['valibot', '@valibot/to-json-schema', 'arktype'].map(name => `${name}@${devVersion(name)}`)
+const README_EXAMPLE_PACKAGES = ['valibot', '@valibot/to-json-schema', 'arktype', '@modelcontextprotocol/sdk'].map(name => `${name}@${devVersion(name)}`)
 
 let work: string
 let project: string

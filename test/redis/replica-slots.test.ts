@@ -5,6 +5,7 @@ import { testApp } from '../http/helpers.js'
 import { violations } from './intervals.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 import { call, slotTools } from './slot-http.js'
+import { domainOf } from '../../src/services/principal-keys.js'
 
 /* Two gateways on one Redis, one session: CONTRACT section 3 holds over both, through HTTP. */
 
@@ -31,7 +32,7 @@ async function until (condition: () => boolean | Promise<boolean>): Promise<void
 async function untilHeld (session = 'one-session'): Promise<void> {
   const redis = new Redis(REDIS_URL)
   try {
-    await until(async () => await redis.zcard(`${prefixes.at(-1)!}slots:d:{caller/${session}}:h`) > 0)
+    await until(async () => await redis.zcard(`${prefixes.at(-1)!}slots:d:{${domainOf('caller', session)}}:h`) > 0)
   } finally {
     redis.disconnect()
   }

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { violations, type Ran } from './intervals.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 import { post, startReplicaProcess, stopReplicaProcess, type ReplicaProcess } from './replica-processes.js'
+import { domainOf } from '../../src/services/principal-keys.js'
 
 /*
  * Two real gateway processes, one session hammered from both sides with a mix of exclusive,
@@ -29,7 +30,7 @@ describe.skipIf(!HAVE_REDIS)('two-replica soak of one session', () => {
     let sent = 0
     const until = Date.now() + SOAK_MS
     const redis = new Redis(REDIS_URL)
-    const sessionKeys = (): Promise<string[]> => redis.keys(`${prefix}slots:d:{tester/one-session}:*`)
+    const sessionKeys = (): Promise<string[]> => redis.keys(`${prefix}slots:d:{${domainOf('tester', 'one-session')}}:*`)
     let seenKeys = 0
     const sampler = (async () => {
       while (Date.now() < until) {
