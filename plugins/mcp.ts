@@ -35,7 +35,7 @@ export interface McpOptions {
 
 export const MCP_PATH = '/mcp'
 /** The `transport` metrics label of calls made here. */
-export const MCP_TRANSPORT = 'mcp'
+const MCP_TRANSPORT = 'mcp'
 /** Body of a request whose JSON did not parse: answered with JSON-RPC's parse error. */
 const UNPARSABLE = Symbol('unparsable')
 

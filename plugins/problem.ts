@@ -31,7 +31,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 const HEADER_EXTENSIONS = new Set(['wwwAuthenticate', 'retryAfter', 'allow', 'reason'])
 
 /** Turn any failure into a `ToolgateError` from the catalogue or the tool's own family. */
-export function toToolgateError (error: unknown): ToolgateError {
+function toToolgateError (error: unknown): ToolgateError {
   if (error instanceof ToolgateError) return error
   const fastifyError = error as Partial<FastifyError> & { body?: unknown }
   const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
@@ -108,7 +108,7 @@ export interface ProblemOptions {
   readonly challengeParams?: (request: FastifyRequest) => string
 }
 
-export function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown, options: ProblemOptions = {}): FastifyReply {
+function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown, options: ProblemOptions = {}): FastifyReply {
   const error = toToolgateError(failure)
   const toolId = request.routeOptions.config.toolId
   if (toolId !== undefined && request.callRecord === null) options.onToolRouteFailure?.(toolId, error, request, reply)

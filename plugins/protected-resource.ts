@@ -3,7 +3,7 @@ import { SCOPES } from '../src/core/app-context.js'
 import type { Config } from '../src/services/config.js'
 import { MCP_PATH } from './mcp.js'
 
-export const WELL_KNOWN = '/.well-known/oauth-protected-resource'
+const WELL_KNOWN = '/.well-known/oauth-protected-resource'
 
 /**
  * RFC 9728 protected resource metadata, served when JWT bearer tokens are configured: where

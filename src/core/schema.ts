@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { GatewayError, type InputIssue } from './errors.js'
-import { fromStandardIssue, toInputIssues } from './input-issues.js'
+import { fromStandardIssue } from './input-issues.js'
 import { isThenable } from './thenable.js'
 import { capturedOf, captureStandard, TARGET } from './schema-capture.js'
 import { snapshotSchema } from './schema-snapshot.js'
@@ -58,13 +58,6 @@ export function parseStandard (schema: StandardSchemaWithJSON, value: unknown): 
   const { issues } = result as { issues?: ReadonlyArray<StandardSchemaV1.Issue> }
   if (issues === undefined || issues === null) return { ok: true, value: (result as { value: unknown }).value }
   return { ok: false, issues: Array.from(issues, fromStandardIssue) }
-}
-
-/** Any schema: zod's issues or the Standard Schema issues, each with its JSON pointer. */
-export function parseWith (schema: ToolSchema, value: unknown): Parsed {
-  if (!isZodSchema(schema)) return parseStandard(schema, value)
-  const parsed = schema.safeParse(value)
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toInputIssues(parsed.error) }
 }
 
 /** The default `parseOutput`: the output schema's validation, throwing on any issue. */

@@ -13,7 +13,7 @@ import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 
-export interface IdempotencyOptions {
+interface IdempotencyOptions {
   readonly store: IdempotencyStore
   readonly ttlMs: number
 }

@@ -10,14 +10,14 @@ const list = z.union([z.array(z.string()), z.string().transform(v => v.split(','
 const glob = z.string().regex(/^[a-z0-9_*?]+$/, 'a tool-id glob: lowercase letters, digits, _, * and ?')
 
 /** One API key: the SHA-256 hex digest of the key (never the key itself) and whom it names. */
-export const ApiKeySchema = z.object({
+const ApiKeySchema = z.object({
   principal: z.string().min(1).max(128),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a 64-character lowercase hex SHA-256 digest'),
   scopes: z.array(z.string().min(1)).default(['tools:read', 'tools:call']),
 }).strict()
 
 /** Allow and deny lists of tool-id globs for one principal (`*` matches every principal). */
-export const RuleSchema = z.object({
+const RuleSchema = z.object({
   principal: z.string().min(1),
   allow: z.array(glob).default([]),
   deny: z.array(glob).default([]),
@@ -40,7 +40,7 @@ export const JwtSchema = z.object({
 }).strict().refine(jwt => (jwt.jwksUrl === undefined) !== (jwt.key === undefined), 'exactly one of jwksUrl or key')
 
 /** Per-tool overload limits (config file only): calls in flight and queued over all sessions, and a rate. */
-export const ToolLimitSchema = z.object({
+const ToolLimitSchema = z.object({
   maxInFlight: z.number().int().min(1).optional(),
   maxQueue: z.number().int().min(0).default(64),
   rateLimitMax: z.number().int().min(1).optional(),
@@ -50,7 +50,7 @@ export const ToolLimitSchema = z.object({
  * An operator's approval rule (config file only): calls of these tools by this principal (`*`:
  * everyone) wait for a person's yes; `approvers` (principals), when given, are the only ones who may give it.
  */
-export const ApprovalRuleSchema = z.object({
+const ApprovalRuleSchema = z.object({
   tools: z.array(glob).min(1),
   principal: z.string().min(1).default('*'),
   approvers: z.array(z.string().min(1)).default([]),
@@ -215,7 +215,7 @@ function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefine
   return jwt
 }
 
-export function isLoopback (host: string): boolean {
+function isLoopback (host: string): boolean {
   if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
   return host === '::1' || host === '[::1]'
@@ -225,7 +225,7 @@ export function isLoopback (host: string): boolean {
  * With a JWT prefix, an API key principal named like a prefixed subject (`jwt:alice`) would be
  * that token's principal after all: refuse the name so the two authenticators stay apart.
  */
-export function checkPrincipalNames (config: Pick<Config, 'apiKeys' | 'jwt'>): void {
+function checkPrincipalNames (config: Pick<Config, 'apiKeys' | 'jwt'>): void {
   const prefix = config.jwt?.principalPrefix ?? ''
   if (prefix === '') return
   const clash = config.apiKeys.find(key => key.principal.startsWith(prefix))

@@ -5,7 +5,7 @@ import { ConfigSchema, ENV_KEYS, type Config } from './config.js'
  * itself (so a changed default cannot leave the table behind), meanings from `SETTING_DOCS`.
  * A setting without a line here fails the README check, so a new one cannot go undocumented.
  */
-export const SETTING_DOCS: Readonly<Record<string, string>> = {
+const SETTING_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address. A non-loopback address needs `API_KEYS` or `JWT_*`, or `AUTH_DISABLED=true`',
   PORT: 'listen port',
   TOOLS_DIR: 'folder of tool modules (`toolgate serve DIR` overrides it)',

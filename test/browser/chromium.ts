@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 
 /** Debian's chromium (`.ci/run` installs it); CI must not quietly skip the browser tests without it. */
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 export const HAVE_CHROMIUM = existsSync(CHROMIUM)
 if (!HAVE_CHROMIUM) {
   if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`)

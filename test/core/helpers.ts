@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineToolCatalog, type CatalogOptions } from '../../src/core/catalog.js'
 import { ToolgateError } from '../../src/core/errors.js'
 import type { CallRecord } from '../../src/core/call-record.js'
-import type { AnyTool, ToolDeclaration } from '../../src/core/tool.js'
+import type { ToolDeclaration } from '../../src/core/tool.js'
 
 /** A declaration as loose as a tool file's default export, so tests can break any field. */
 export type LooseDeclaration = Record<string, unknown>
@@ -88,4 +88,3 @@ export class Overlap {
   leave (): void { this.running-- }
 }
 
-export type { AnyTool }

@@ -11,8 +11,8 @@ import type { ConcurrencyClass } from '../../src/core/tool.js'
 export const SHARED: ConcurrencyClass = { type: 'shared' }
 export const EXCLUSIVE: ConcurrencyClass = { type: 'exclusive' }
 export const GROUP_A: ConcurrencyClass = { type: 'group', toolId: 'group_a', limit: 2 }
-export const GROUP_B: ConcurrencyClass = { type: 'group', toolId: 'group_b', limit: 3 }
-export const DOMAINS = ['d0', 'd1'] as const
+const GROUP_B: ConcurrencyClass = { type: 'group', toolId: 'group_b', limit: 3 }
+const DOMAINS = ['d0', 'd1'] as const
 
 export type Command =
   | { readonly type: 'arrive', readonly domain: number, readonly cls: ConcurrencyClass }
@@ -32,9 +32,9 @@ export interface Call {
   ticket?: Ticket
 }
 
-export interface Grant { readonly call: Call, readonly runningWith: Call[], readonly earlierWaiting: Call[] }
-export interface Arrival { readonly call: Call, readonly waitingBefore: number, readonly runningBefore: Call[], readonly grantedAtOnce: boolean }
-export interface Snapshot { readonly domain: string, readonly running: Call[], readonly waiting: Call[], readonly queueLength: number }
+interface Grant { readonly call: Call, readonly runningWith: Call[], readonly earlierWaiting: Call[] }
+interface Arrival { readonly call: Call, readonly waitingBefore: number, readonly runningBefore: Call[], readonly grantedAtOnce: boolean }
+interface Snapshot { readonly domain: string, readonly running: Call[], readonly waiting: Call[], readonly queueLength: number }
 
 export interface Trace {
   readonly grants: Grant[]
@@ -45,7 +45,7 @@ export interface Trace {
   readonly calls: Call[]
 }
 
-export const commandArb: fc.Arbitrary<Command> = fc.oneof(
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ type: fc.constant('arrive' as const), domain: fc.nat(1), cls: fc.constantFrom(SHARED, EXCLUSIVE, GROUP_A, GROUP_B) }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('complete' as const), domain: fc.nat(1), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('cancel' as const), domain: fc.nat(1), pick: fc.nat() }) },

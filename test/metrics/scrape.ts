@@ -10,7 +10,7 @@ export interface Scrape {
 const LABEL = /([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g
 
 /** Canonical series key; label order does not matter. */
-export function seriesKey (name: string, labels: Record<string, string> = {}): string {
+function seriesKey (name: string, labels: Record<string, string> = {}): string {
   const pairs = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}="${v}"`)
   return `${name}{${pairs.join(',')}}`
 }
@@ -34,7 +34,3 @@ export function sample (s: Scrape, name: string, labels: Record<string, string> 
   return s.samples.get(seriesKey(name, labels))
 }
 
-/** Labels of one tool's call series. */
-export function callLabels (tool: string, kind: string, effects: string, outcome: string): Record<string, string> {
-  return { tool, kind, effects, outcome }
-}

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis'
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** Whether Redis answers; on a machine without it these tests skip and say why. */
-export async function redisAvailable (): Promise<boolean> {
+async function redisAvailable (): Promise<boolean> {
   const probe = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null })
   try {
     await probe.connect()

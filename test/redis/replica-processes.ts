@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const sha = (key: string): string => createHash('sha256').update(key).digest('hex')
-export const API_KEY = 'replica-key-0123456789'
+const API_KEY = 'replica-key-0123456789'
 
 export interface ReplicaProcess {
   readonly child: ChildProcess

@@ -46,7 +46,7 @@ export function harness (tools: readonly AnyTool[], app: GatewayApp = fakeApp())
 }
 
 /** Await a call that must fail, and return the gateway or tool error it failed with. */
-export async function failure (call: Promise<unknown>): Promise<ToolgateError> {
+async function failure (call: Promise<unknown>): Promise<ToolgateError> {
   try {
     await call
   } catch (error) {

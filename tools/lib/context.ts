@@ -8,7 +8,7 @@ import type { ToolContext } from 'toolgate'
 export type GatewayContext = ToolContext<GatewayApp>
 
 /** True when the calling principal holds `scope`. */
-export function hasScope (app: GatewayApp, scope: string): boolean {
+function hasScope (app: GatewayApp, scope: string): boolean {
   return app.principal.scopes.includes(scope)
 }
 

@@ -16,7 +16,7 @@ export interface NotesLimits {
   readonly maxNotesTotal: number
 }
 
-export const DEFAULT_NOTES_LIMITS: NotesLimits = { maxNotesPerOwner: 100, maxNotesTotal: 10_000 }
+const DEFAULT_NOTES_LIMITS: NotesLimits = { maxNotesPerOwner: 100, maxNotesTotal: 10_000 }
 
 /** What a write would do, computed without doing it (shared by `execute` and the dry run). */
 export interface WritePlan {

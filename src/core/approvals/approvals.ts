@@ -31,7 +31,7 @@ export interface Decider {
   readonly id: string
 }
 
-export const DEFAULT_APPROVAL_TTL_MS = 15 * 60 * 1000
+const DEFAULT_APPROVAL_TTL_MS = 15 * 60 * 1000
 
 /**
  * The approval service of one catalog: requests made by the pipeline's approval step, decided

@@ -117,6 +117,6 @@ export class AuditTrail {
  * `sha256:` and the hex SHA-256 of the input's JSON as received (keys in the order sent). The
  * same input sent again gives the same digest, so a line can be matched to a request body.
  */
-export function inputDigest (input: unknown): string {
+function inputDigest (input: unknown): string {
   return `sha256:${sha256(JSON.stringify(input ?? null))}`
 }

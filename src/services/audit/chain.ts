@@ -10,7 +10,7 @@ import * as crypto from 'node:crypto'
  * logged at shutdown) somewhere else too.
  */
 
-export const GENESIS = '0'.repeat(64)
+const GENESIS = '0'.repeat(64)
 
 /** Marks audit lines, so they can be told apart from log lines when both go to stdout. */
 export const AUDIT_TYPE = 'toolgate.audit/v1'

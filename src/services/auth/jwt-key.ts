@@ -4,7 +4,7 @@ import { ConfigError, type Config } from '../config.js'
 import { JwksUnavailableError } from './jwt-errors.js'
 
 export type JwtConfig = NonNullable<Config['jwt']>
-export type JwtAlgorithm = JwtConfig['algorithms'][number]
+type JwtAlgorithm = JwtConfig['algorithms'][number]
 
 /** What `jwtVerify` needs: the algorithms it may accept and how to find the key for a token. */
 export interface JwtKeySource {

@@ -8,10 +8,10 @@ import { mcpToolOf, takesObjectInput } from './tool-spec.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
-export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0]
+const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0]
 
 /** Namespaced `_meta` keys a `tools/call` may carry, for what REST says with headers and query. */
-export const CALL_META = {
+const CALL_META = {
   idempotencyKey: 'dev.toolgate/idempotencyKey',
   mode: 'dev.toolgate/mode',
   dryRun: 'dev.toolgate/dryRun',

@@ -2,7 +2,7 @@ import type { AnyTool } from '../../core/tool.js'
 import { listingOf, type ToolListing } from '../tool-listing.js'
 
 /** The one namespaced `_meta` key that carries what MCP has no words for. */
-export const DECLARATION_META = 'dev.toolgate/declaration'
+const DECLARATION_META = 'dev.toolgate/declaration'
 
 /** An entry of MCP `tools/list` (the 2025-11-25 `Tool` shape). */
 export interface McpTool {
@@ -15,7 +15,7 @@ export interface McpTool {
   readonly _meta: Readonly<Record<string, unknown>>
 }
 
-export interface McpToolAnnotations {
+interface McpToolAnnotations {
   readonly title: string
   readonly readOnlyHint: boolean
   readonly destructiveHint?: boolean
@@ -67,11 +67,6 @@ export function mcpToolOf (tool: AnyTool, defaultTimeoutMs: number): McpTool {
 export function takesObjectInput (tool: AnyTool, defaultTimeoutMs: number): boolean {
   const type = listingOf(tool, defaultTimeoutMs).inputSchema.type
   return type === undefined || type === 'object'
-}
-
-/** True when the tool's result can be `structuredContent` (an object schema). */
-export function hasStructuredOutput (tool: AnyTool, defaultTimeoutMs: number): boolean {
-  return mcpToolOf(tool, defaultTimeoutMs).outputSchema !== undefined
 }
 
 /** Everything the declaration says, as the REST listing says it: one vocabulary for both faces. */

@@ -2,7 +2,7 @@ import type { ApprovalEvent } from '../../core/approvals/approvals.js'
 import type { AnyTool } from '../../core/tool.js'
 import { CounterFamily, GaugeFamily, type CounterChild } from './families.js'
 
-export const DECISIONS = ['approved', 'rejected', 'expired'] as const
+const DECISIONS = ['approved', 'rejected', 'expired'] as const
 
 interface Series {
   readonly requested: CounterChild

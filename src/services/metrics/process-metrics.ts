@@ -5,7 +5,7 @@ import { collectDefaultMetrics, Registry, type OpenMetricsContentType } from 'pr
  * named `*_total`, and each is only the sum of its by-type sibling (`nodejs_active_handles`
  * and so on), so they are dropped: `sum(nodejs_active_handles)` gives the same number.
  */
-export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const
+const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const
 
 let shared: Registry | undefined
 let sharedOpenMetrics: Registry<OpenMetricsContentType> | undefined

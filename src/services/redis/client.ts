@@ -5,12 +5,6 @@ import type { Redis, RedisOptions } from 'ioredis'
 // ioredis is loaded on first use: a gateway without REDIS_URL never pays its ~7 MB.
 const require = createRequire(import.meta.url)
 
-export interface RedisSettings {
-  readonly url: string
-  /** Every key this gateway writes starts with it, so several deployments (or test runs) share one Redis. */
-  readonly prefix: string
-}
-
 /**
  * A Redis client that fails fast instead of queueing: while Redis is unreachable a command
  * rejects at once (the caller answers 503), and the client keeps reconnecting in the
