@@ -43,6 +43,8 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
   app.decorate('isPermitted', createPermissionRules(config.rules))
   app.decorate('hasPermissionRules', config.rules.length > 0)
   app.addHook('onClose', async () => { pressure.close() })
+  // Registered after the document plugin, so this runs once its onReady work is done.
+  app.addHook('onReady', async () => { pressure.reset() })
   // What this hook answers, every operation of the scope documents: 401, 429 (failing
   // authentications), 503 (overload, key set unavailable).
   app.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, [401, 429, 503]) })

@@ -9,7 +9,7 @@ import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
 import type { Tracing } from '../src/services/tracing/setup.js'
-import { traceIdsOfActiveSpan } from './tracing.js'
+import { traceIdsOfActiveSpan } from '../src/services/tracing/active-span.js'
 
 export { VERSION } from '../src/services/version.js'
 

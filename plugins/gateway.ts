@@ -25,7 +25,7 @@ import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/setup.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
-import { activeSpanIds, callTracer, registerHttpTracing } from './tracing.js'
+import { activeSpanIds } from '../src/services/tracing/active-span.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,7 +54,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const { config, tools } = options
   checkToolLimits(config, tools)
   // First, so that the HTTP server span covers every route and hook registered after it.
-  if (options.tracing !== undefined) await registerHttpTracing(app, options.tracing)
+  // The Fastify instrumentation (and the SDK behind it) loads only when tracing is on.
+  const traced = options.tracing === undefined ? undefined : { tracing: options.tracing, faces: await import('./tracing.js') }
+  if (traced !== undefined) await traced.faces.registerHttpTracing(app, traced.tracing)
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
     down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
     up: () => { app.log.info('redis reachable again') },
@@ -125,7 +127,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     bodyLimit: config.bodyLimit,
     approvalRule,
     docsUi: config.docs,
-    traceCall: options.tracing === undefined ? undefined : callTracer(options.tracing, tools),
+    traceCall: traced === undefined ? undefined : traced.faces.callTracer(traced.tracing, tools),
     audit,
   })
   await app.register(approvalRoutes, {

@@ -23,7 +23,7 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     config,
     tools,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
-    tracing: options.tracing ?? tracingFromEnv(process.env),
+    tracing: options.tracing ?? await tracingFromEnv(process.env),
   })
   if (options.handleSignals !== false) {
     let stopping = false

@@ -1,5 +1,5 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { context, propagation, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api'
+import { propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
@@ -46,20 +46,4 @@ function parentOf (request: FastifyRequest): Context {
   const otel = request.opentelemetry()
   if (otel.context !== null) return otel.context
   return propagation.extract(ROOT_CONTEXT, request.headers)
-}
-
-/** The active span's ids (the tool call's, inside a call), for a duration's exemplar. */
-export function activeSpanIds (): { traceId: string, spanId: string } | undefined {
-  const span = trace.getSpan(context.active())
-  if (span === undefined) return undefined
-  const { traceId, spanId } = span.spanContext()
-  return { traceId, spanId }
-}
-
-/** pino `mixin`: the active span's ids on every log line written while tracing is on. */
-export function traceIdsOfActiveSpan (): Record<string, string> {
-  const span = trace.getSpan(context.active())
-  if (span === undefined) return {}
-  const { traceId, spanId, traceFlags } = span.spanContext()
-  return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}`.slice(-2) }
 }

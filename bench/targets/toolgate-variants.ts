@@ -46,7 +46,7 @@ export async function serveVariant (variant: Variant): Promise<void> {
     ...(variant.audited === true ? { auditLog: join(mkdtempSync(join(tmpdir(), 'toolgate-bench-')), 'audit.log') } : {}),
   })
   const tracing = variant.traced === true
-    ? tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'toolgate-bench' })
+    ? await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'toolgate-bench' })
     : undefined
   const app = await buildApp({ config, tools: [variant.writing === true ? writingEcho : echoTool], logger: { level: config.logLevel }, tracing })
   await app.listen({ host: '127.0.0.1', port: 0 })

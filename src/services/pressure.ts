@@ -40,6 +40,15 @@ export class PressureMonitor {
     this.#timer.unref()
   }
 
+  /**
+   * Forget what was seen so far. Start-up blocks the loop on purpose (loading tools, building
+   * the OpenAPI document): that is not pressure, and must not refuse the first calls.
+   */
+  reset (): void {
+    this.#histogram?.reset()
+    this.current = undefined
+  }
+
   /** True when any limit is set; otherwise the monitor samples nothing. */
   static checks (limits: PressureLimits): boolean {
     return limits.maxEventLoopDelayMs > 0 || limits.maxHeapUsedBytes > 0 || limits.maxRssBytes > 0

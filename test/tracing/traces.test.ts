@@ -37,7 +37,7 @@ beforeAll(async () => {
   await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
   const urlFetch = createUrlFetchTool({ allowedHosts: ['127.0.0.1'], allowLoopback: true })
   receiver = await OtlpReceiver.start()
-  tracing = tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'toolgate-under-test', OTEL_TRACES_SAMPLER: 'always_on' })!
+  tracing = (await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'toolgate-under-test', OTEL_TRACES_SAMPLER: 'always_on' }))!
   app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS }), tools: [...httpTools, traceAware, urlFetch], tracing })
 })
 

@@ -12,11 +12,11 @@ beforeAll(async () => { receiver = await OtlpReceiver.start() })
 afterAll(async () => { await receiver.close() })
 
 describe('tracing off', () => {
-  it('is off unless an OTLP endpoint is set, and stays off when disabled explicitly', () => {
-    expect(tracingFromEnv({})).toBeUndefined()
-    expect(tracingFromEnv({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toBeUndefined()
-    expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' })).toBeUndefined()
-    expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined()
+  it('is off unless an OTLP endpoint is set, and stays off when disabled explicitly', async () => {
+    expect(await tracingFromEnv({})).toBeUndefined()
+    expect(await tracingFromEnv({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toBeUndefined()
+    expect(await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' })).toBeUndefined()
+    expect(await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined()
   })
 
   it('makes no span, installs nothing and gives tools no trace context', async () => {
@@ -41,10 +41,10 @@ describe('tracing off', () => {
 })
 
 describe('tracing settings', () => {
-  it('an unsupported protocol or sampler stops start-up naming the setting', () => {
-    expect(() => tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(ConfigError)
-    expect(() => tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/)
-    expect(() => tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/)
-    expect(() => tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/)
+  it('an unsupported protocol or sampler stops start-up naming the setting', async () => {
+    await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).rejects.toThrow(ConfigError)
+    await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).rejects.toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/)
+    await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'sometimes' })).rejects.toThrow(/OTEL_TRACES_SAMPLER/)
+    await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).rejects.toThrow(/OTEL_TRACES_SAMPLER_ARG/)
   })
 })
