@@ -115,6 +115,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
   await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
+  const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing, tools)
   // One compiled set of approval rules for every face that calls tools (REST, MCP).
   const approvalRule = config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules)
   await app.register(toolRoutes, {
@@ -127,7 +128,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     bodyLimit: config.bodyLimit,
     approvalRule,
     docsUi: config.docs,
-    traceCall: traced === undefined ? undefined : traced.faces.callTracer(traced.tracing, tools),
+    traceCall,
     audit,
   })
   await app.register(approvalRoutes, {
@@ -140,7 +141,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(agentRoutes, {
     admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
     rateLimit: { config, redis },
-    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit },
+    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall },
     intents: { catalog, facts },
   })
   app.addHook('onClose', async () => {

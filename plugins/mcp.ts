@@ -6,6 +6,9 @@ import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/i
 import type { ApprovalRule } from '../src/core/types.js'
 import type { CallRecord } from '../src/core/call-record.js'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
+import { context } from '@opentelemetry/api'
+import type { CallSpan } from '../src/services/tracing/call-span.js'
+import type { CallTracer } from './tracing.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
@@ -27,6 +30,8 @@ export interface McpOptions {
   readonly bodyLimit: number
   /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
+  /** Opens each call's span when tracing is on (absent: no span, no cost). */
+  readonly traceCall?: CallTracer
   /** The audit trail, when `AUDIT_LOG` is set: MCP calls are audited like REST calls. */
   readonly audit?: AuditTrail
   /** The operator's approval rules (absent: none), as the REST route applies them. */
@@ -129,7 +134,10 @@ class HttpCaller implements McpCaller {
     gauge?.inc()
     try {
       const { principal } = this.request
-      return await this.options.catalog.invokeWith({
+      const tool = this.options.catalog.get(toolId)
+      const span = tool === undefined ? undefined : this.options.traceCall?.(tool, this.request, call.carrier)
+      span?.span.setAttributes({ 'mcp.method.name': 'tools/call', 'network.transport': 'tcp', 'network.protocol.name': 'http' })
+      const bind = {
         app: this.#app,
         execution: { signal: disconnectSignalOf(this.reply) },
         domain: this.#app.domain,
@@ -141,10 +149,22 @@ class HttpCaller implements McpCaller {
         // The operator's approval rules hold on every face: MCP is no way around a person.
         requester: principal.id,
         approvalRule: ruleFor(this.options.approvalRule, principal.id),
-        onRecord: this.options.audit === undefined ? undefined : record => { auditCall(this.options.audit!, record, this.request, input) },
-      }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, signal: this.cancelled })
+        onRecord: span === undefined && this.options.audit === undefined ? undefined : (record: CallRecord) => { this.#settled(record, input, span, call.approvalId) },
+        trace: span?.headers,
+      }
+      const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, signal: this.cancelled }
+      // Traced, the call runs with its span active, as over REST.
+      return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : context.with(span.context, () => this.options.catalog.invokeWith(bind, request)))
     } finally {
       gauge?.dec()
+    }
+  }
+
+  #settled (record: CallRecord, input: unknown, span: CallSpan | undefined, approvalId: string | undefined): void {
+    span?.end(record, approvalId)
+    const { audit } = this.options
+    if (audit !== undefined && AuditTrail.covers(record)) {
+      audit.call(record, { principal: this.request.principal.id, requestId: this.request.id, traceId: span?.traceId, input, ...(approvalId === undefined ? {} : { approvalId }) })
     }
   }
 
@@ -197,8 +217,4 @@ function single (value: string | string[] | undefined): string | undefined {
 
 function ruleFor (approvalRule: McpOptions['approvalRule'], principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
   return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
-}
-
-function auditCall (audit: AuditTrail, record: CallRecord, request: FastifyRequest, input: unknown): void {
-  if (AuditTrail.covers(record)) audit.call(record, { principal: request.principal.id, requestId: request.id, input })
 }

@@ -135,6 +135,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
       const gatewayApp = appOf(request)
       const waitMs = preferredWaitMs(request.headers.prefer)
       const span = traceCall?.(tool, request)
+      const approvalId = single(request.headers[APPROVAL_ID_HEADER])
       let result
       inFlight?.inc()
       try {
@@ -145,7 +146,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
           idempotencyScope: principal.id,
           mode: query.mode,
           isPermitted: permitFor(app, principal.id),
-          onRecord: (record: CallRecord) => { settled(request, record, span, audit) },
+          onRecord: (record: CallRecord) => { settled(request, record, span, audit, approvalId) },
           serialize,
           requester: principal.id,
           approvalRule: ruleFor(principal.id),
@@ -153,7 +154,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
         }
         const call = {
           toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
-          approvalId: single(request.headers[APPROVAL_ID_HEADER]), waitForApprovalMs: waitMs,
+          approvalId, waitForApprovalMs: waitMs,
         }
         // Traced, the call runs with its span active, so what the tool does joins the trace.
         result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
@@ -183,10 +184,10 @@ function single (value: string | string[] | undefined): string | undefined {
 }
 
 /** Where a call is finished on the HTTP face: its span closed, its audit line, its log line. */
-function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined): void {
-  span?.end(record)
+function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined, approvalId: string | undefined): void {
+  span?.end(record, approvalId)
   if (audit !== undefined && AuditTrail.covers(record)) {
-    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body })
+    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body, ...(approvalId === undefined ? {} : { approvalId }) })
   }
   logCall(request, record)
 }

@@ -38,7 +38,7 @@ export interface ToolContext<App> {
   readonly trace?: TraceContext
 }
 
-/** W3C Trace Context headers (https://www.w3.org/TR/trace-context/), as plain strings. */
+/** W3C Trace Context headers (`traceparent`, `tracestate`), as plain strings. */
 export interface TraceContext {
   readonly traceparent: string
   readonly tracestate?: string

@@ -171,6 +171,38 @@ describe('metrics while tracing', () => {
   })
 })
 
+describe('tool calls over MCP', () => {
+  const MCP_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
+  const MCP_PARENT = '00f067aa0ba902b7'
+  const mcpCall = (meta: Record<string, unknown>) => app.inject({
+    method: 'POST', url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth(KEYS.admin) },
+    payload: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'trace_aware', arguments: {}, _meta: meta } }),
+  })
+
+  it('take their parent from _meta traceparent, carry the MCP method, and hand the tool its context', async () => {
+    const before = new Set(receiver.spans)
+    const response = await mcpCall({ traceparent: `00-${MCP_TRACE}-${MCP_PARENT}-01` })
+    expect(response.statusCode).toBe(200)
+    await tracing.provider.forceFlush()
+    const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
+    expect(span).toMatchObject({ traceId: MCP_TRACE, parentSpanId: MCP_PARENT, kind: INTERNAL, status: { code: UNSET } })
+    expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'trace_aware', 'mcp.method.name': 'tools/call', 'toolgate.outcome': 'ok' })
+    // The tool ran inside that span: its context names the span as the parent of what it calls.
+    expect(seen.at(-1)?.traceparent).toBe(`00-${MCP_TRACE}-${span.spanId}-01`)
+  })
+
+  it('without _meta trace context, are children of the HTTP request span', async () => {
+    const before = new Set(receiver.spans)
+    const response = await mcpCall({})
+    expect(response.statusCode).toBe(200)
+    await tracing.provider.forceFlush()
+    const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
+    const http = receiver.spans.find(s => s.spanId === span.parentSpanId)
+    expect(http?.name).toBe('POST /mcp')
+  })
+})
+
 describe('logs while tracing', () => {
   it('carry the trace and span ids of the call they are about', async () => {
     const lines: Array<Record<string, unknown>> = []

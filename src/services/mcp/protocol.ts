@@ -26,6 +26,8 @@ export interface McpCallOptions {
   readonly idempotencyKey?: string
   /** Run the call this approval was given for (the REST `Approval-Id` header). */
   readonly approvalId?: string
+  /** W3C trace context the client sent in `_meta` (`traceparent`, `tracestate`): the call's parent. */
+  readonly carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }
   readonly dryRun?: boolean
   readonly mode?: 'normal' | 'plan'
   readonly signal?: CancelSignal
@@ -202,6 +204,7 @@ function callOptionsOf (meta: unknown, defaults: McpCallOptions = {}): McpCallOp
   const approvalId = m[CALL_META.approvalId]
   return {
     ...defaults,
+    ...(typeof m.traceparent === 'string' ? { carrier: { traceparent: m.traceparent, tracestate: m.tracestate } } : {}),
     ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
     ...(typeof approvalId === 'string' ? { approvalId } : {}),
     ...(mode === 'plan' || mode === 'normal' ? { mode } : {}),
