@@ -135,8 +135,7 @@ class HttpCaller implements McpCaller {
     try {
       const { principal } = this.request
       const tool = this.options.catalog.get(toolId)
-      const span = tool === undefined ? undefined : this.options.traceCall?.(tool, this.request, call.carrier)
-      span?.span.setAttributes({ 'mcp.method.name': 'tools/call', 'network.transport': 'tcp', 'network.protocol.name': 'http' })
+      const span = tool === undefined ? undefined : this.options.traceCall?.(tool, this.request, call.carrier, { method: 'tools/call', protocolVersion: single(this.request.headers['mcp-protocol-version']) })
       const bind = {
         app: this.#app,
         execution: { signal: disconnectSignalOf(this.reply) },

@@ -31,13 +31,22 @@ export async function registerHttpTracing (app: FastifyInstance, tracing: Tracin
  * What a route calls to open the span of one call: a child of the request's span, or, when the
  * transport carries its own W3C trace context (MCP's `params._meta.traceparent`), of that.
  */
-export type CallTracer = (tool: AnyTool, request: FastifyRequest, carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }) => CallSpan
+export type CallTracer = (tool: AnyTool, request: FastifyRequest, carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }, mcp?: McpCallFacts) => CallSpan
+
+/** An MCP request's facts, for the MCP semantic conventions. */
+export interface McpCallFacts {
+  readonly method: string
+  readonly protocolVersion?: string
+  readonly requestId?: string | number
+}
 
 export function callTracer (tracing: Tracing, tools: readonly AnyTool[]): CallTracer {
   const attributes = new Map<string, ToolSpanAttributes>(tools.map(tool => [tool.id, toolSpanAttributes(tool)]))
-  return (tool, request, carrier) => {
+  return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    return new CallSpan(tracing.tracer, tool, attributes.get(tool.id) ?? toolSpanAttributes(tool), parent)
+    const span = new CallSpan(tracing.tracer, tool, attributes.get(tool.id) ?? toolSpanAttributes(tool), parent)
+    if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
+    return span
   }
 }
 
@@ -46,4 +55,22 @@ function parentOf (request: FastifyRequest): Context {
   const otel = request.opentelemetry()
   if (otel.context !== null) return otel.context
   return propagation.extract(ROOT_CONTEXT, request.headers)
+}
+
+/**
+ * The MCP semantic conventions: the server span of an MCP request is named `{method} {target}`
+ * (`tools/call get_weather`) and says the method, the tool and the JSON-RPC id; the call's own
+ * `execute_tool` span carries the method too.
+ */
+function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, mcp: McpCallFacts): void {
+  const attributes = {
+    'mcp.method.name': mcp.method,
+    ...(mcp.protocolVersion === undefined ? {} : { 'mcp.protocol.version': mcp.protocolVersion }),
+    ...(mcp.requestId === undefined ? {} : { 'jsonrpc.request.id': String(mcp.requestId) }),
+  }
+  call.span.setAttributes(attributes)
+  const server = request.opentelemetry().span
+  if (server === null) return
+  server.updateName(`${mcp.method} ${tool.id}`)
+  server.setAttributes({ ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
 }

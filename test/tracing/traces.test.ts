@@ -188,18 +188,21 @@ describe('tool calls over MCP', () => {
     const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
     expect(span).toMatchObject({ traceId: MCP_TRACE, parentSpanId: MCP_PARENT, kind: INTERNAL, status: { code: UNSET } })
     expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'trace_aware', 'mcp.method.name': 'tools/call', 'toolgate.outcome': 'ok' })
+    // The MCP server span, as the MCP conventions name it: method and target.
+    const server = receiver.spans.find(s => !before.has(s) && s.name === 'tools/call trace_aware')
+    expect(server).toMatchObject({ kind: SERVER, attributes: expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'trace_aware' }) })
     // The tool ran inside that span: its context names the span as the parent of what it calls.
     expect(seen.at(-1)?.traceparent).toBe(`00-${MCP_TRACE}-${span.spanId}-01`)
   })
 
-  it('without _meta trace context, are children of the HTTP request span', async () => {
+  it('without _meta trace context, are children of the MCP request\'s server span', async () => {
     const before = new Set(receiver.spans)
     const response = await mcpCall({})
     expect(response.statusCode).toBe(200)
     await tracing.provider.forceFlush()
     const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
     const http = receiver.spans.find(s => s.spanId === span.parentSpanId)
-    expect(http?.name).toBe('POST /mcp')
+    expect(http).toMatchObject({ name: 'tools/call trace_aware', kind: SERVER })
   })
 })
 
