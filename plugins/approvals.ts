@@ -11,14 +11,12 @@ import type { ApprovalMetrics } from '../src/services/metrics/approval-metrics.j
 import type { ApprovalEvent } from '../src/core/approvals/approvals.js'
 import type { ToolLogger } from '../src/core/app-context.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
-import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { ApprovalSchema, DecisionBody } from './approval-schemas.js'
 import { approvalsPage } from './approvals-page.js'
 import { problemResponses } from './schemas.js'
 
 export interface ApprovalRoutesOptions {
   readonly catalog: ToolCatalog<GatewayApp>
-  readonly admission: AdmissionOptions
   /** How often expired approvals are swept (counted, logged) and the pending gauge refreshed; 0: never. */
   readonly sweepMs: number
   readonly onPending?: (count: number) => void
@@ -29,8 +27,8 @@ const Params = z.object({ id: z.string().max(128) })
 
 /**
  * `GET /approvals`, `GET /approvals/{id}`, `POST /approvals/{id}/approve|reject` and the page
- * `GET /approvals/ui`, in their own scope behind the same admission (overload, authentication)
- * as the tool routes. Deciding needs `tools:approve`; the core refuses self-approval and
+ * `GET /approvals/ui`, inside the gateway's authenticated scope, behind the same admission
+ * (overload, authentication) and rate limits as the tool routes. Deciding needs `tools:approve`; the core refuses self-approval and
  * approvers a rule does not name.
  */
 export async function approvalRoutes (parent: FastifyInstance, options: ApprovalRoutesOptions): Promise<void> {
@@ -38,7 +36,6 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
   const approvals = options.catalog.approvals
   // Decisions take JSON only: a cross-site form (urlencoded, multipart, text/plain) gets 415.
   app.removeContentTypeParser(['text/plain'])
-  await app.register(admissionPlugin, options.admission)
 
   const refresh = async (): Promise<void> => {
     await approvals.sweep()

@@ -16,7 +16,10 @@ import { corsPlugin } from './cors.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
 import { jsonWithin, toolRoutes } from './tool-routes.js'
-import { agentRoutes } from './agent-routes.js'
+import { admissionPlugin } from './admission.js'
+import { intentRoutes } from './intents.js'
+import { mcpRoutes } from './mcp.js'
+import { rateLimitingEnabled, rateLimitPlugin } from './rate-limit.js'
 import { protectedResourceRoutes, resourceMetadataParam } from './protected-resource.js'
 import { approvalRoutes, approvalTelemetry } from './approvals.js'
 import { approvalOptionsOf } from '../src/services/approvals/options.js'
@@ -118,31 +121,30 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing, tools)
   // One compiled set of approval rules for every face that calls tools (REST, MCP).
   const approvalRule = config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules)
-  await app.register(toolRoutes, {
-    catalog,
-    facts,
-    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
-    inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
-    rateLimit: { config, redis },
-    maxResponseBytes: config.maxResponseBytes,
-    bodyLimit: config.bodyLimit,
-    approvalRule,
-    docsUi: config.docs,
-    traceCall,
-    audit,
-  })
-  await app.register(approvalRoutes, {
-    catalog,
-    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
-    sweepMs: 5_000,
-    onPending: approvalSinks.onPending,
-  })
-  // MCP and intents in their own scope, with the same admission and rate limits as the tool routes.
-  await app.register(agentRoutes, {
-    admission: { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined },
-    rateLimit: { config, redis },
-    mcp: { allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall },
-    intents: { catalog, facts },
+  // One authenticated scope for every face that calls or decides tools: one admission hook
+  // (one pressure monitor, one failed-authentication throttle) and one rate limiter, so a
+  // principal's budgets hold whichever face it uses. Health, metrics and the document's
+  // public parts stay outside.
+  await app.register(async function authenticated (scope) {
+    await scope.register(admissionPlugin, { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined })
+    if (rateLimitingEnabled(config)) await scope.register(rateLimitPlugin, { config, redis })
+    await scope.register(toolRoutes, {
+      catalog,
+      facts,
+      inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
+      maxResponseBytes: config.maxResponseBytes,
+      bodyLimit: config.bodyLimit,
+      approvalRule,
+      docsUi: config.docs,
+      traceCall,
+      audit,
+    })
+    await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending })
+    await scope.register(mcpRoutes, {
+      catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit,
+      inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall,
+    })
+    await scope.register(intentRoutes, { catalog, facts })
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

@@ -46,8 +46,8 @@ const UNPARSABLE = Symbol('unparsable')
 
 /**
  * MCP Streamable HTTP at `POST /mcp`, stateless: every POST is complete in itself, so any
- * replica answers any request, and no session is issued. Registered in the agent scope (see
- * `agent-routes.ts`), behind the same admission and rate limits as the tool routes; each `tools/call`
+ * replica answers any request, and no session is issued. Registered in the gateway's authenticated scope (see
+ * `registerGateway`), behind the same admission and rate limits as the tool routes; each `tools/call`
  * is one `invokeWith` of the same catalog, bound as the REST route binds a call. GET and
  * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
  */

@@ -7,9 +7,7 @@ import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
-import { admissionPlugin, type AdmissionOptions } from './admission.js'
 import { callerDocs } from './caller-docs.js'
-import { rateLimitingEnabled, rateLimitPlugin, type RateLimitOptions } from './rate-limit.js'
 import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
 import { specsOf } from '../src/services/llm-specs/formats.js'
 import { nameMapsOf } from '../src/services/llm-specs/names.js'
@@ -36,11 +34,9 @@ declare module 'fastify' {
 
 export interface ToolRoutesOptions {
   readonly catalog: ToolCatalog<GatewayApp>
-  readonly admission: AdmissionOptions
   readonly facts: GatewayFacts
   /** The in-flight gauge of a tool, bound once per route (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
-  readonly rateLimit: RateLimitOptions
   /** Largest tool response body; a larger output is the tool's invalid output (502). */
   readonly maxResponseBytes: number
   /** Largest request body, set on each tool route so a host app's own limit does not apply. */
@@ -59,8 +55,8 @@ const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
 
 /**
  * The tool surface: `GET /tools`, `GET /tools/{id}` and one `POST /tools/{id}` operation per
- * tool. This scope owns authentication; the handlers translate HTTP to `invoke` and back and
- * add no tool semantics.
+ * tool, registered inside the gateway's authenticated scope (`registerGateway`); the handlers
+ * translate HTTP to `invoke` and back and add no tool semantics.
  */
 export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
@@ -68,9 +64,6 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
-  // Overload and who is calling (one hook), then their rate.
-  await app.register(admissionPlugin, options.admission)
-  if (rateLimitingEnabled(options.rateLimit.config)) await app.register(rateLimitPlugin, options.rateLimit)
   const serialize = jsonWithin(options.maxResponseBytes)
 
   const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
