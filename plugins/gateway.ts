@@ -19,6 +19,8 @@ import { jsonWithin, toolRoutes } from './tool-routes.js'
 import { admissionPlugin } from './admission.js'
 import { intentRoutes } from './intents.js'
 import { mcpRoutes } from './mcp.js'
+import { sealSource } from '../src/services/mcp/request-state.js'
+import { sharedSecret } from '../src/services/redis/shared-secret.js'
 import { rateLimitingEnabled, rateLimitPlugin } from './rate-limit.js'
 import { protectedResourceRoutes, resourceMetadataParam } from './protected-resource.js'
 import { approvalRoutes, approvalTelemetry } from './approvals.js'
@@ -143,6 +145,11 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await scope.register(mcpRoutes, {
       catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit,
       inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall,
+      requestState: {
+        // Replicas on one Redis share the sealing secret, so any of them opens any one's state.
+        seal: sealSource(config.mcpStateSecret, redis === undefined ? undefined : candidate => sharedSecret(redis, `${config.redisPrefix}mcp:state-secret`, candidate)),
+        approvalWaitMs: config.mcpApprovalWaitMs,
+      },
     })
     await scope.register(intentRoutes, { catalog, facts })
   })

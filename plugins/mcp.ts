@@ -14,6 +14,8 @@ import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
 import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../src/services/mcp/modern.js'
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
+import { ApprovalContinuations } from '../src/services/mcp/approval-continuation.js'
+import type { RequestStateSeal } from '../src/services/mcp/request-state.js'
 import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../src/services/mcp/http-rules.js'
 import { VERSION } from '../src/services/version.js'
 import { disconnectSignalOf } from './disconnect.js'
@@ -36,6 +38,8 @@ export interface McpOptions {
   readonly audit?: AuditTrail
   /** The operator's approval rules (absent: none), as the REST route applies them. */
   readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
+  /** Seals 2026-07-28 `requestState` (see `sealSource`) and how long a retry waits for a decision. */
+  readonly requestState: { readonly seal: () => Promise<RequestStateSeal>, readonly approvalWaitMs: number }
 }
 
 export const MCP_PATH = '/mcp'
@@ -53,7 +57,8 @@ const UNPARSABLE = Symbol('unparsable')
  */
 export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
   const { catalog } = options
-  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs })
+  const continuations = new ApprovalContinuations(catalog.approvals, options.requestState.seal, options.requestState.approvalWaitMs)
+  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs }, continuations)
   const cancellations = new Cancellations()
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -110,6 +115,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
  */
 class HttpCaller implements McpCaller {
   readonly #app: GatewayApp
+  readonly principalId: string
   constructor (
     readonly scope: FastifyInstance,
     readonly options: McpOptions,
@@ -118,6 +124,7 @@ class HttpCaller implements McpCaller {
     readonly cancelled: CancelSignal | undefined,
   ) {
     this.#app = gatewayAppOf(request, options.facts)
+    this.principalId = request.principal.id
   }
 
   tools (): AnyTool[] {
@@ -151,7 +158,7 @@ class HttpCaller implements McpCaller {
         onRecord: span === undefined && this.options.audit === undefined ? undefined : (record: CallRecord) => { this.#settled(record, input, span, call.approvalId) },
         trace: span?.headers,
       }
-      const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, signal: this.cancelled }
+      const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
       // Traced, the call runs with its span active, as over REST.
       return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : context.with(span.context, () => this.options.catalog.invokeWith(bind, request)))
     } finally {

@@ -63,7 +63,7 @@ export const CallHeaders = z.object({
   'approval-id': z.string().max(128).optional()
     .describe('Run the call this approval was given for: once (a repeat replays its answer); another principal 403, another input 422, rejected 403, expired 410, undecided 409'),
   prefer: z.string().optional()
-    .describe('RFC 7240 `wait=N`: when the call needs approval, wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),
+    .describe('RFC 7240 `wait=N`: when the call needs approval (or carries the `Approval-Id` of an undecided one), wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),
 })
 
 /** The headers of a tool declared with `requiresIdempotencyKey`: the key is required (a dry run may omit it). */

@@ -5,6 +5,12 @@ import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool } from '../../s
 import { createPermissionRules } from '../../src/services/auth/index.js'
 import { McpProtocol, type McpCaller } from '../../src/services/mcp/protocol.js'
 import { serveStdio } from '../../src/services/mcp/stdio.js'
+import { ApprovalContinuations } from '../../src/services/mcp/approval-continuation.js'
+import { sealSource } from '../../src/services/mcp/request-state.js'
+import { approvalOptionsOf, logApprovalEvent } from '../../src/services/approvals/options.js'
+import { compileApprovalRules } from '../../src/services/approvals/rules.js'
+import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
+import { sharedSecret } from '../../src/services/redis/shared-secret.js'
 import { VERSION } from '../../src/services/version.js'
 import { jsonWithin } from '../../plugins/tool-routes.js'
 import { problemOf } from '../../plugins/problem.js'
@@ -27,30 +33,40 @@ principal "stdio" (scopes tools:read and tools:call; permission rules may name i
 stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
   async run (args) {
     const { config, tools } = await configAndTools(args)
+    const log = stderrLogger()
+    // With REDIS_URL, approvals live where the HTTP gateways' approvers decide them.
+    const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, { down: error => { log.warn({ err: String(error) }, 'redis unreachable') } })
+    if (redis !== undefined && !await whenReady(redis, 2_000)) log.warn({}, 'redis not reachable at start-up; continuing')
     const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
       core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs },
       idempotency: { store: new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }), ttlMs: config.idempotencyTtlMs },
+      approvals: approvalOptionsOf(config, redis, event => { logApprovalEvent(log, event) }),
     })
+    const approvalRule = compileApprovalRules(config.approvalRules)
     const isPermitted = createPermissionRules(config.rules)
     const permitted = (tool: AnyTool): boolean => isPermitted(LOCAL.id, tool.id)
     const facts: GatewayFacts = { version: VERSION, startedAt: Date.now(), toolIds: () => catalog.ids(), inFlight: () => catalog.inFlight }
     const serialize = jsonWithin(config.maxResponseBytes)
-    const log = stderrLogger()
-    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs })
+    const seal = sealSource(config.mcpStateSecret, redis === undefined ? undefined : candidate => sharedSecret(redis, `${config.redisPrefix}mcp:state-secret`, candidate))
+    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
 
     const callerOf = (cancelled: CancelSignal | undefined): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
       return {
+        principalId: LOCAL.id,
         tools: () => catalog.active(app).filter(permitted),
         get: toolId => catalog.get(toolId),
         invoke: async (toolId, input, call) => await catalog.invokeWith({
           app, domain: app.domain, idempotencyScope: LOCAL.id, mode: call.mode, isPermitted: permitted, serialize, transport: MCP_TRANSPORT,
-        }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, signal: cancelled }),
+          // The operator's approval rules hold here too.
+          requester: LOCAL.id, approvalRule: tool => approvalRule(LOCAL.id, tool.id),
+        }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
       }
     }
     await serveStdio({ protocol, input: process.stdin, output: process.stdout, callerOf, onError: error => { log.error({ err: String(error) }, 'mcp request failed') } })
     await catalog.shutdown(config.shutdownGraceMs)
+    redis?.disconnect()
     return EXIT.ok
   },
 }

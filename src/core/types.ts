@@ -80,7 +80,7 @@ export interface InvokeRequest {
   readonly idempotencyKey?: string
   /** Run the call this approval was given for (exactly once; a repeat replays its answer). */
   readonly approvalId?: string
-  /** When the call needs approval: wait up to this long for the decision (`Prefer: wait`). */
+  /** When the call needs approval, or its `approvalId` is undecided: wait up to this long for the decision (`Prefer: wait`). */
   readonly waitForApprovalMs?: number
 }
 

@@ -119,6 +119,16 @@ export const ConfigSchema = z.object({
   approvalRules: z.array(ApprovalRuleSchema).default([]),
   /** Browser origins allowed to call `POST /mcp` besides the gateway's own host (`*`: any). */
   mcpAllowedOrigins: list.default([]),
+  /**
+   * MCP 2026-07-28: how long a retry carrying the `requestState` of a pending approval waits for
+   * the decision before it answers `input_required` again. Below the SDKs' 60 s request timeout.
+   */
+  mcpApprovalWaitMs: intFromEnv(0, 55_000).default(20_000),
+  /**
+   * The secret sealing MCP `requestState` (at least 32 bytes). Unset: a random one per process,
+   * shared through Redis when the gateway has one, so that any replica opens any replica's state.
+   */
+  mcpStateSecret: z.string().min(32, 'at least 32 characters of high-entropy secret').optional(),
   /** The audit trail: a file path (appended to, its hash chain continued) or `stdout`; unset, none is kept. */
   auditLog: z.string().min(1).optional(),
   /** Write each audited call's input, not only its digest (inputs may hold personal data). */
@@ -144,7 +154,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
-  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins',
+  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret',
   AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
 }
 

@@ -27,6 +27,8 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   AUDIT_LOG_INPUTS: 'also write each audited call\'s input, not only its digest (inputs may hold personal data)',
   AUDIT_BUFFER_LINES: 'audit lines held while the disk is busy; beyond, lines are dropped, counted and logged',
   MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
+  MCP_APPROVAL_WAIT_MS: 'MCP 2026-07-28: how long a `tools/call` retried with the `requestState` of a pending approval waits for the decision before answering `input_required` again (the SDK clients retry by themselves)',
+  MCP_STATE_SECRET: 'seals MCP `requestState` (AES-256-GCM; at least 32 characters). Unset: random per process, or shared through Redis with `REDIS_URL`; set it when replicas share no Redis',
   DOCS_PUBLIC: 'serve `/openapi.json` (whole) to callers without credentials; otherwise it needs the same credentials as `GET /tools` and lists only the tools the caller may call',
   AUTH_DISABLED: 'serve anonymous callers on any address (you take responsibility)',
   METRICS: 'serve `/metrics` and count calls',

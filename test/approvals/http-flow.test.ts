@@ -158,6 +158,18 @@ describe('a call that needs approval, over HTTP with two principals', () => {
     expect(executions).toEqual([])
   })
 
+  it('Approval-Id with Prefer: wait=N on an undecided approval waits for the decision, then runs once', async () => {
+    const { app, executions } = await gateway()
+    const { id } = (await app.inject(call('pay', big, KEYS.alice))).json()
+    expectProblem(await app.inject(call('pay', big, KEYS.alice, { 'approval-id': id, prefer: 'wait=1' })), 409, 'TOOLGATE_APPROVAL_PENDING')
+    const waiting = app.inject(call('pay', big, KEYS.alice, { 'approval-id': id, prefer: 'wait=10' }))
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await decide(app, id, 'approve', KEYS.bob)
+    const response = await waiting
+    expect([response.statusCode, response.headers['preference-applied']]).toEqual([200, 'wait=10'])
+    expect(executions).toEqual(['pay:mallory:500'])
+  })
+
   it('every escalation needs an approval, bound to escalating', async () => {
     const { app, executions } = await gateway()
     const asked = await app.inject(call('sudo', {}, KEYS.alice, {}, '?escalate=true'))

@@ -119,7 +119,7 @@ describe('the in-memory approval store', () => {
 describe('an approval store that cannot be reached', () => {
   it('fails closed: 503 TOOLGATE_STORE_UNAVAILABLE, nothing runs', async () => {
     const down = async (): Promise<never> => { throw new Error('connection refused') }
-    const store = { create: down, get: down, listPending: down, decide: down, consume: down, unconsume: down, sweepExpired: down, pendingCount: down }
+    const store = { create: down, get: down, listPending: down, decide: down, consume: down, unconsume: down, replaceContinuation: down, sweepExpired: down, pendingCount: down }
     const { counts, tool } = counting(true)
     const agent = catalogOf([tool], { approvals: { store } }).bind({ app: undefined })
     for (const request of [{ toolId: 'act', input: {} }, { toolId: 'act', input: {}, approvalId: 'a'.repeat(32) }]) {

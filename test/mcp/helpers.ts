@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import { defineTool } from '../../src/index.js'
 import { httpTools } from '../fixtures/http-tools.js'
@@ -54,5 +55,12 @@ export async function listeningGateway (overrides: Parameters<typeof testApp>[0]
 export async function sdkClient (url: URL, key: string = KEYS.caller): Promise<Client> {
   const client = new Client({ name: 'toolgate-test', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth(key) } }))
+  return client
+}
+
+/** The 2.x client, negotiating the revision (2026-07-28 here) with `server/discover` at connect. */
+export async function modernClient (url: URL, key: string = KEYS.caller, options: ConstructorParameters<typeof ModernClient>[1] = {}): Promise<ModernClient> {
+  const client = new ModernClient({ name: 'toolgate-modern-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, ...options })
+  await client.connect(new ModernTransport(url, { requestInit: { headers: auth(key) } }))
   return client
 }

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { auth, KEYS, testApp } from '../http/helpers.js'
-import { listeningGateway, mcpTools } from './helpers.js'
-
-/** The 2.x client, negotiating the revision with `server/discover` at connect. */
-async function modernClient (url: URL): Promise<Client> {
-  const client = new Client({ name: 'toolgate-modern-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth(KEYS.caller) } }))
-  return client
-}
+import { listeningGateway, mcpTools, modernClient } from './helpers.js'
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -4,6 +4,10 @@ import { freePort } from '../../scripts/lib/free-port.js'
 
 /** Whether a `redis-server` binary is on PATH; these tests skip (and say so) without one. */
 export const HAVE_REDIS_SERVER = spawnSync('redis-server', ['--version']).error === undefined
+// In CI a missing binary is a failure, never a quiet skip (`.ci/run` installs it).
+if (!HAVE_REDIS_SERVER && process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
+  throw new Error('CI: no redis-server on PATH; the Redis outage tests must run')
+}
 if (!HAVE_REDIS_SERVER) console.warn('[skip] Redis outage tests: no redis-server on PATH (install Redis to run them)')
 
 /**

@@ -18,6 +18,10 @@ async function redisAvailable (): Promise<boolean> {
 }
 
 export const HAVE_REDIS = await redisAvailable()
+// In CI a missing Redis is a failure, never a quiet skip: these tests are the proof that replicas act as one.
+if (!HAVE_REDIS && process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
+  throw new Error(`CI: no Redis answers at ${REDIS_URL}; the Redis tests must run (set REDIS_URL)`)
+}
 if (!HAVE_REDIS) console.warn(`[skip] Redis tests: no Redis answers at ${REDIS_URL} (set REDIS_URL to run them)`)
 
 /** A key prefix of its own per test run, so runs never see each other's state. */

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js'
 import { newId } from '../ids.js'
 import { MemoryApprovalStore } from './memory-store.js'
-import { currentStatus, type ApprovalLimits, type ApprovalRecord, type ApprovalRequest, type ApprovalStore } from './store.js'
+import { currentStatus, type ApprovalLimits, type ApprovalRecord, type ApprovalRequest, type ApprovalStore, type ContinuationResult } from './store.js'
 import { viewOf, type ApprovalView } from './view.js'
 
 /** What happened to an approval, told to the host for its logs and metrics. */
@@ -125,6 +125,24 @@ export class Approvals {
     return viewOf(result.record)
   }
 
+  /**
+   * Poll the store (shared by replicas, so a decision made anywhere is seen) until the approval
+   * is decided, `waitMs` passed, or `signal` aborts (then it rejects with the signal's reason).
+   */
+  async awaitDecision (id: string, waitMs: number, signal: AbortSignal): Promise<ApprovalRecord | undefined> {
+    const deadline = this.now() + waitMs
+    for (;;) {
+      await sleep(Math.min(this.pollMs, Math.max(0, deadline - this.now())), signal)
+      const record = await this.get(id)
+      if (record === undefined || record.status !== 'pending' || this.now() >= deadline) return record
+    }
+  }
+
+  /** See `ApprovalStore.replaceContinuation`; an unreachable store is a 503. */
+  async replaceContinuation (id: string, expected: string | undefined, next: string): Promise<ContinuationResult> {
+    return await guarded(() => this.store.replaceContinuation(id, expected, next))
+  }
+
   /** Count and log pending approvals that expired undecided (each reported once, by one replica). */
   async sweep (): Promise<void> {
     let expired: ApprovalRecord[]
@@ -157,4 +175,13 @@ export async function guarded<T> (operation: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw new GatewayError('TOOLGATE_STORE_UNAVAILABLE', 'the approval store cannot be reached', { retryAfter: 1 }, { cause: error })
   }
+}
+
+function sleep (ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) { reject(signal.reason); return }
+    const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }

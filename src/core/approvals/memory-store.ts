@@ -1,4 +1,4 @@
-import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStore, ConsumeResult, CreateResult, DecideResult, Decision } from './store.js'
+import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStore, ConsumeResult, ContinuationResult, CreateResult, DecideResult, Decision } from './store.js'
 
 /**
  * Approvals in this process only: a restart forgets every one of them (the README says so).
@@ -65,6 +65,14 @@ export class MemoryApprovalStore implements ApprovalStore {
     if (record.expiresAt <= now) return 'expired'
     this.#records.set(id, { ...record, status: 'consumed', consumedAt: now })
     return 'consumed'
+  }
+
+  async replaceContinuation (id: string, expected: string | undefined, next: string): Promise<ContinuationResult> {
+    const record = this.#records.get(id)
+    if (record === undefined) return 'not_found'
+    if (expected !== undefined && record.continuation !== expected) return 'stale'
+    this.#records.set(id, { ...record, continuation: next }) // same key: the settling order is kept
+    return 'replaced'
   }
 
   async unconsume (id: string): Promise<void> {

@@ -40,6 +40,11 @@ export interface ApprovalRecord extends ApprovalRequest {
   readonly decidedAt?: number
   readonly note?: string
   readonly consumedAt?: number
+  /**
+   * The nonce of this approval's one live continuation (MCP's `requestState`): a continuation
+   * is redeemed by replacing it, so each one works once and a newer one retires the older.
+   */
+  readonly continuation?: string
 }
 
 export interface ApprovalLimits {
@@ -66,6 +71,9 @@ export type DecideResult =
 
 export type ConsumeResult = 'consumed' | 'not_approved' | 'expired' | 'not_found'
 
+/** `stale`: the live continuation is not the one expected (already redeemed, or superseded). */
+export type ContinuationResult = 'replaced' | 'stale' | 'not_found'
+
 export interface ApprovalStore {
   /** Store a new pending request unless its principal's or the total bound is reached. */
   create (request: ApprovalRequest, expiresAt: number, limits: ApprovalLimits): Promise<CreateResult>
@@ -77,6 +85,8 @@ export interface ApprovalStore {
   decide (id: string, decision: Decision): Promise<DecideResult>
   /** Approved and unexpired becomes consumed, once. */
   consume (id: string, now: number): Promise<ConsumeResult>
+  /** Make `next` the live continuation: only if `expected` is the live one (undefined: whichever is). */
+  replaceContinuation (id: string, expected: string | undefined, next: string): Promise<ContinuationResult>
   /** Consumed becomes approved again: its call was refused before it began (queue full, shutdown). */
   unconsume (id: string): Promise<void>
   /** Pending records that expired since the last call, each reported once (for metrics and logs). */

@@ -25,7 +25,7 @@ export function checkApproval<App> (
   env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, request: InvokeRequest,
 ): ApprovalGate | undefined | Promise<ApprovalGate> {
   if (request.dryRun === true) return undefined
-  if (request.approvalId !== undefined) return useApproval(env, binding, tool, input, request, request.approvalId)
+  if (request.approvalId !== undefined) return useApproval(env, binding, tool, input, ctx, request, request.approvalId)
   const rule = binding.approvalRule?.(tool)
   const reasons = reasonsFor(binding, tool, input, ctx, request, rule !== undefined)
   if (reasons.length === 0) return undefined
@@ -80,13 +80,16 @@ async function ask<App> (
   }
   const waitMs = Math.min(request.waitForApprovalMs ?? 0, approvals.maxWaitMs)
   if (!(waitMs > 0)) return { type: 'pending', view: viewOf(record) }
-  const settled = await waitForDecision(env, record.id, waitMs, ctx.signal)
+  const settled = await approvals.awaitDecision(record.id, waitMs, ctx.signal)
   if (settled === undefined || settled.status === 'pending') return { type: 'pending', view: viewOf(settled ?? record) }
   return gateOf(settled, approvals.now(), true)
 }
 
-async function useApproval<App> (env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, request: InvokeRequest, id: string): Promise<ApprovalGate> {
-  const record = await env.approvals.get(id)
+async function useApproval<App> (
+  env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, request: InvokeRequest, id: string,
+): Promise<ApprovalGate> {
+  const { approvals } = env
+  const record = await approvals.get(id)
   if (record === undefined) throw notFound(id)
   if (record.requestedBy !== requesterOf(binding)) {
     throw new GatewayError('TOOLGATE_APPROVAL_NOT_YOURS', 'this approval was asked for by another principal; an approval runs only its own requester\'s call')
@@ -94,7 +97,12 @@ async function useApproval<App> (env: PipelineEnv, binding: Binding<App>, tool: 
   if (record.tool !== tool.id || record.escalate !== (request.escalate === true) || record.inputDigest !== fingerprintOf(input)) {
     throw new GatewayError('TOOLGATE_APPROVAL_MISMATCH', `approval "${id}" was given for another call (tool, input or escalation differ); re-send exactly the approved call`)
   }
-  return gateOf(record, env.approvals.now(), false)
+  // Still undecided and the caller would rather wait (`Prefer: wait`, an MCP retry): wait here.
+  const waitMs = Math.min(request.waitForApprovalMs ?? 0, approvals.maxWaitMs)
+  if (record.status !== 'pending' || !(waitMs > 0)) return gateOf(record, approvals.now(), false)
+  const settled = await approvals.awaitDecision(id, waitMs, ctx.signal)
+  if (settled === undefined) throw notFound(id)
+  return gateOf(settled, approvals.now(), true)
 }
 
 /** Where a settled record leaves the call: run (approved, or used: then its answer replays), or a refusal. */
@@ -117,27 +125,6 @@ function gateOf (record: ApprovalRecord, now: number, waited: boolean): Approval
 function expired (record: ApprovalRecord): GatewayError {
   const what = record.status === 'approved' ? 'was approved but not used in time' : 'expired before anyone decided it'
   return new GatewayError('TOOLGATE_APPROVAL_EXPIRED', `approval "${record.id}" ${what}; send the call again without Approval-Id to ask anew`, { approvalId: record.id })
-}
-
-/** Poll the store (shared by replicas, so a decision made anywhere is seen) until decided, `waitMs` passed, or the call aborts. */
-async function waitForDecision (env: PipelineEnv, id: string, waitMs: number, signal: AbortSignal): Promise<ApprovalRecord | undefined> {
-  const { approvals } = env
-  const deadline = approvals.now() + waitMs
-  let record: ApprovalRecord | undefined
-  for (;;) {
-    await sleep(Math.min(approvals.pollMs, Math.max(0, deadline - approvals.now())), signal)
-    record = await approvals.get(id)
-    if (record === undefined || record.status !== 'pending' || approvals.now() >= deadline) return record
-  }
-}
-
-function sleep (ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) { reject(signal.reason); return }
-    const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /**

@@ -2,6 +2,8 @@ import type { CancelSignal } from '../../core/abort.js'
 import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
+import type { ApprovalView } from '../../core/approvals/view.js'
+import type { ApprovalContinuations } from './approval-continuation.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
@@ -31,6 +33,8 @@ export interface McpCallOptions {
   readonly dryRun?: boolean
   readonly mode?: 'normal' | 'plan'
   readonly signal?: CancelSignal
+  /** An undecided `approvalId`: wait up to this long for the decision (a 2026-07-28 retry). */
+  readonly waitForApprovalMs?: number
 }
 
 /**
@@ -38,6 +42,8 @@ export interface McpCallOptions {
  * and how its calls enter the pipeline (the same `invokeWith` the REST route uses).
  */
 export interface McpCaller {
+  /** Who calls: a `requestState` issued to one principal opens for no other. */
+  readonly principalId: string
   /** The tools this caller may call (active and permitted), in declaration order. */
   tools (): readonly AnyTool[]
   /** The catalog's tool of this id, active or not (the pipeline checks `active` and rules). */
@@ -62,7 +68,11 @@ export interface McpServerInfo {
  * pipeline call; nothing here re-implements a step.
  */
 export class McpProtocol {
-  constructor (readonly info: McpServerInfo) {}
+  /**
+   * `continuations`: a call waiting for approval answers 2026-07-28 clients `input_required`
+   * with a sealed `requestState` (absent: the error result older revisions get).
+   */
+  constructor (readonly info: McpServerInfo, readonly continuations?: ApprovalContinuations) {}
 
   /**
    * The answer to one request (its HTTP status and JSON text), or `undefined` for a
@@ -81,7 +91,7 @@ export class McpProtocol {
   /** 2026-07-28: no `initialize`; every result says `resultType`, lists say how long they keep. */
   async #dispatchModern (call: JsonRpcCall, caller: McpCaller): Promise<string> {
     switch (call.method) {
-      case 'tools/call': return withResultType(await this.callTool(call.params, caller))
+      case 'tools/call': return await this.callTool(call.params, caller, true)
       // The list depends on the caller (rules, `active`): cacheable by this caller only.
       case 'tools/list': return withResultType(this.listTools(caller), ',"ttlMs":0,"cacheScope":"private"')
       case 'server/discover': return JSON.stringify(this.discover())
@@ -129,25 +139,52 @@ export class McpProtocol {
     return JSON.stringify({ tools: caller.tools().filter(tool => takesObjectInput(tool, timeout)).map(tool => mcpToolOf(tool, timeout)) })
   }
 
-  async callTool (params: Record<string, unknown>, caller: McpCaller): Promise<string> {
+  /** The result JSON of a `tools/call`; `modern`: with its `resultType` (2026-07-28). */
+  async callTool (params: Record<string, unknown>, caller: McpCaller, modern = false): Promise<string> {
     const { name } = params
     const input = params.arguments ?? {}
     if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
     const tool = caller.get(name)
     if (tool === undefined) throw unknownTool(name)
-    const options = callOptionsOf(params._meta, caller.defaults)
+    const complete = modern ? withResultType : (json: string): string => json
+    let options = callOptionsOf(params._meta, caller.defaults)
+    let resumed: Awaited<ReturnType<ApprovalContinuations['redeem']>> | undefined
     let result: InvokeResult
     try {
+      if (modern && params.requestState !== undefined) {
+        resumed = await this.#redeem(params.requestState, caller, name)
+        options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
+      }
       result = await caller.invoke(name, input, options)
     } catch (error) {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
       if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
       if (!(error instanceof ToolgateError)) throw error
-      return failedResult(caller.problemOf(error))
+      // Waited and still undecided: ask again, with the state already made live for the next retry.
+      if (resumed !== undefined && error instanceof GatewayError && error.code === 'TOOLGATE_APPROVAL_PENDING') {
+        return inputRequired(await resumed.next(), await this.continuations!.view(resumed.approvalId))
+      }
+      return complete(failedResult(caller.problemOf(error)))
     }
-    if (result.approval !== undefined) return approvalResult(result.approval)
-    return this.#successResult(tool, result, options.dryRun === true)
+    if (result.approval !== undefined) {
+      if (modern && this.continuations !== undefined) {
+        try {
+          return inputRequired(await this.continuations.issue(result.approval, caller.principalId, name), result.approval)
+        } catch (error) {
+          if (error instanceof ToolgateError) return complete(failedResult(caller.problemOf(error)))
+          throw error
+        }
+      }
+      return complete(approvalResult(result.approval))
+    }
+    return complete(this.#successResult(tool, result, options.dryRun === true))
+  }
+
+  async #redeem (state: unknown, caller: McpCaller, name: string): ReturnType<ApprovalContinuations['redeem']> {
+    if (typeof state !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.requestState must be a string')
+    if (this.continuations === undefined) throw new JsonRpcError(JSON_RPC.invalidParams, 'requestState refused: this server issues none')
+    return await this.continuations.redeem(state, caller.principalId, name)
   }
 
   #successResult (tool: AnyTool, result: InvokeResult, dryRun: boolean): string {
@@ -177,6 +214,15 @@ function withResultType (json: string, more = ''): string {
 
 function unknownTool (name: string): JsonRpcError {
   return new JsonRpcError(JSON_RPC.invalidParams, `unknown tool: ${name}`)
+}
+
+/**
+ * 2026-07-28: the call cannot complete until a person decides. The client retries with the
+ * same arguments and `requestState` (the SDKs do so by themselves); `_meta` shows the approval.
+ */
+function inputRequired (requestState: string, approval: ApprovalView | undefined): string {
+  const meta = approval === undefined ? '' : `,"_meta":{"${CALL_META.approval}":${JSON.stringify(approval)}}`
+  return `{"resultType":"input_required","requestState":${JSON.stringify(requestState)}${meta}}`
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore, ConsumeResult, CreateResult, DecideResult, Decision } from '../../core/approvals/store.js'
+import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore, ConsumeResult, ContinuationResult, CreateResult, DecideResult, Decision } from '../../core/approvals/store.js'
 
 /*
  * Approvals in Redis, shared by every replica. One hash per approval (the request as JSON,
@@ -41,6 +41,13 @@ if st[1] ~= 'approved' then return 'not_approved' end
 if tonumber(st[2]) <= tonumber(ARGV[1]) then return 'expired' end
 redis.call('HSET', KEYS[1], 'status', 'consumed', 'consumedAt', ARGV[1])
 return 'consumed'`
+
+const CONTINUE = `
+local live = redis.call('HMGET', KEYS[1], 'status', 'cont')
+if not live[1] then return 'not_found' end
+if ARGV[1] ~= '' and live[2] ~= string.sub(ARGV[1], 2) then return 'stale' end
+redis.call('HSET', KEYS[1], 'cont', ARGV[2])
+return 'replaced'`
 
 const UNCONSUME = `
 if redis.call('HGET', KEYS[1], 'status') == 'consumed' then
@@ -119,6 +126,11 @@ export class RedisApprovalStore implements ApprovalStore {
     return await this.#redis.eval(CONSUME, 1, this.#record + id, String(now)) as ConsumeResult
   }
 
+  async replaceContinuation (id: string, expected: string | undefined, next: string): Promise<ContinuationResult> {
+    // A leading marker tells "any" ('') from an expected value.
+    return await this.#redis.eval(CONTINUE, 1, this.#record + id, expected === undefined ? '' : `-${expected}`, next) as ContinuationResult
+  }
+
   async unconsume (id: string): Promise<void> {
     await this.#redis.eval(UNCONSUME, 1, this.#record + id)
   }
@@ -144,5 +156,6 @@ function recordOf (fields: Record<string, string>): ApprovalRecord | undefined {
     ...(fields.decidedBy === undefined ? {} : { decidedBy: fields.decidedBy, decidedAt: Number(fields.decidedAt) }),
     ...(fields.note === undefined ? {} : { note: fields.note }),
     ...(fields.consumedAt === undefined ? {} : { consumedAt: Number(fields.consumedAt) }),
+    ...(fields.cont === undefined ? {} : { continuation: fields.cont }),
   }
 }

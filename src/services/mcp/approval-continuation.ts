@@ -1,0 +1,71 @@
+import { guarded, notFound, type Approvals } from '../../core/approvals/approvals.js'
+import { viewOf, type ApprovalView } from '../../core/approvals/view.js'
+import { newId } from '../../core/ids.js'
+import { JSON_RPC, JsonRpcError } from './json-rpc.js'
+import type { RequestStateSeal, StatePayload } from './request-state.js'
+
+/**
+ * MCP 2026-07-28 asks a client for more before a call can complete with an `input_required`
+ * result whose `requestState` the client echoes on its retry. A call waiting for a person's
+ * approval is such a call: its state names the approval, and it is
+ * - integrity-protected: sealed (AES-256-GCM), so it can be neither forged nor altered;
+ * - caller-bound: it names the principal and the tool, and opens for no one else;
+ * - single-use: its nonce must be the approval's live continuation, which redeeming replaces.
+ * The retry then runs the pipeline with the approval's id, as REST's `Approval-Id` does, so the
+ * pipeline still checks principal, tool and input digest and runs the approved call once.
+ */
+export class ApprovalContinuations {
+  readonly #approvals: Approvals
+  readonly #seal: () => Promise<RequestStateSeal>
+  /** How long a redeemed state's call waits for the decision (the pipeline's approval wait). */
+  readonly waitMs: number
+
+  constructor (approvals: Approvals, seal: () => Promise<RequestStateSeal>, waitMs: number) {
+    this.#approvals = approvals
+    this.#seal = seal
+    this.waitMs = waitMs
+  }
+
+  /** The state of a call that has just been answered with this pending approval. */
+  async issue (approval: ApprovalView, principal: string, tool: string): Promise<string> {
+    const nonce = newId()
+    // Undefined expected: a re-sent call (same idempotency key) retires the state sent before.
+    if (await this.#approvals.replaceContinuation(approval.id, undefined, nonce) === 'not_found') throw notFound(approval.id)
+    return (await guarded(this.#seal)).seal({ v: 1, approval: approval.id, nonce, principal, tool, expiresAt: this.#expiryOf(approval) })
+  }
+
+  /**
+   * Redeem a retry's state: the approval id its call runs under, and the state to answer if
+   * the approval is still pending after the wait (already live, so the next retry can use it).
+   * A state that is not ours, not this caller's, not this tool's, expired or used: -32602.
+   */
+  async redeem (state: string, principal: string, tool: string): Promise<{ readonly approvalId: string, readonly next: () => Promise<string> }> {
+    const seal = await guarded(this.#seal)
+    const payload = seal.open(state)
+    if (payload === undefined) throw refused('it was not issued by this gateway, or it was altered')
+    if (payload.principal !== principal) throw refused('it was issued to another caller')
+    if (payload.tool !== tool) throw refused(`it was issued for the tool "${payload.tool}"`)
+    if (payload.expiresAt <= this.#approvals.now()) throw refused('it expired; call the tool again without it to ask anew')
+    const nonce = newId()
+    const replaced = await this.#approvals.replaceContinuation(payload.approval, payload.nonce, nonce)
+    if (replaced === 'stale') throw refused('it was used already (each state works once; answer the newest one)')
+    // 'not_found': the approval is gone; the pipeline answers that with its own problem.
+    const next: StatePayload = { ...payload, nonce }
+    return { approvalId: payload.approval, next: async () => seal.seal(next) }
+  }
+
+  /** The approval as its requester sees it now (undefined once forgotten). */
+  async view (id: string): Promise<ApprovalView | undefined> {
+    const record = await this.#approvals.get(id).catch(() => undefined) // only for `_meta`: never fails the answer
+    return record === undefined ? undefined : viewOf(record)
+  }
+
+  /** A state outlives its pending approval by the time an approved call may be used. */
+  #expiryOf (approval: ApprovalView): number {
+    return Date.parse(approval.expiresAt) + this.#approvals.ttlMs
+  }
+}
+
+function refused (why: string): JsonRpcError {
+  return new JsonRpcError(JSON_RPC.invalidParams, `requestState refused: ${why}`)
+}
