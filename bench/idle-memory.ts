@@ -3,22 +3,46 @@
  * fastify-type-provider-zod process serving one route, side by side, rounds alternating.
  * Each server is started, sent one request, left idle for a second, then measured and stopped.
  * `npm run bench:memory [rounds]` (build first: it runs the compiled gateway).
+ *
+ * The gateway is started exactly as production starts it, read from where production reads it:
+ * the `start` script of package.json (`npm start`: ./tools, .ts modules) and the Dockerfile's
+ * CMD with its TOOLS_DIR (the image: the compiled tools), node flags included.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { median } from './lib/stats.js'
 
-interface Subject { readonly label: string, readonly args: readonly string[], readonly path: string, readonly body: unknown }
+interface Subject { readonly label: string, readonly args: readonly string[], readonly env: Readonly<Record<string, string | undefined>>, readonly path: string, readonly body: unknown }
 
+/** `npm start` as package.json has it: `node`, then what node is given. */
+function npmStartArgs (): string[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+  const [command, ...args] = scripts.start!.trim().split(/\s+/)
+  if (command !== 'node') throw new Error(`the start script does not run node directly: ${scripts.start}`)
+  return args
+}
+
+/** The image's CMD (exec form) and its TOOLS_DIR, the image's /app being this checkout. */
+function imageStart (): { args: string[], toolsDir: string } {
+  const dockerfile = readFileSync('Dockerfile', 'utf8')
+  const [command, ...args] = JSON.parse(/^CMD (\[.*\])\s*$/m.exec(dockerfile)![1]!) as string[]
+  if (command !== 'node') throw new Error(`the image's CMD does not run node directly: ${command}`)
+  const toolsDir = /^ENV .*\bTOOLS_DIR=(\S+)/m.exec(dockerfile)![1]!.replace(/^\/app\//, '')
+  return { args, toolsDir }
+}
+
+const image = imageStart()
+const npmStart = npmStartArgs()
+const toolCall = { path: '/tools/time_now', body: {} }
 const SUBJECTS: readonly Subject[] = [
-  { label: 'bare Fastify + type-provider-zod, one route', args: ['bench/targets/bare-fastify.mjs', '0'], path: '/echo', body: { text: 'hi' } },
-  { label: 'toolgate serve dist/tools (the shipped tools, compiled: the image)', args: ['dist/bin/toolgate.js', 'serve', 'dist/tools'], path: '/tools/time_now', body: {} },
-  { label: 'toolgate serve tools (the shipped .ts tools: npm start)', args: ['dist/bin/toolgate.js', 'serve', 'tools'], path: '/tools/time_now', body: {} },
+  { label: 'bare Fastify + type-provider-zod, one route', args: ['bench/targets/bare-fastify.mjs', '0'], env: {}, path: '/echo', body: { text: 'hi' } },
+  { label: `the image: node ${image.args.join(' ')}, TOOLS_DIR=${image.toolsDir} (compiled tools)`, args: image.args, env: { TOOLS_DIR: image.toolsDir }, ...toolCall },
+  { label: `npm start: node ${npmStart.join(' ')} (./tools, .ts)`, args: npmStart, env: { TOOLS_DIR: undefined }, ...toolCall },
 ]
 
 async function measure (subject: Subject): Promise<number> {
-  const child = spawn(process.execPath, subject.args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, subject.args, { env: { ...process.env, ...subject.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   const address = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', chunk => {

@@ -3,11 +3,8 @@ import { ConfigError } from '../src/services/config.js'
 import { ToolLoadError } from '../src/services/loader.js'
 import { ToolDefinitionError } from '../src/index.js'
 
-/** One `toolgate` subcommand. `run` resolves to the exit code. */
+/** One `toolgate` subcommand (its name and summary are in toolgate.ts). `run` resolves to the exit code. */
 export interface Command {
-  readonly name: string
-  /** One line for `toolgate --help`. */
-  readonly summary: string
   /** The whole `toolgate NAME --help` text. */
   readonly help: string
   readonly options?: ParseArgsConfig['options']

@@ -5,14 +5,23 @@
  */
 import { VERSION } from '../src/services/version.js'
 import { EXIT, isUserFacing, parse, UsageError, type Command } from './command.js'
-import { audit } from './commands/audit.js'
-import { hashKey } from './commands/hash-key.js'
-import { list } from './commands/list.js'
-import { mcp } from './commands/mcp.js'
-import { openapi } from './commands/openapi.js'
-import { serve } from './commands/serve.js'
 
-const COMMANDS: readonly Command[] = [serve, openapi, list, hashKey, mcp, audit]
+interface CommandEntry {
+  readonly name: string
+  /** One line for `toolgate --help`. */
+  readonly summary: string
+  readonly load: () => Promise<Command>
+}
+
+// A command's module loads only when it runs: `serve` pays for no other command's imports.
+const COMMANDS: readonly CommandEntry[] = [
+  { name: 'serve', summary: 'serve the tools in TOOLS_DIR over HTTP (REST, OpenAPI, metrics)', load: async () => (await import('./commands/serve.js')).serve },
+  { name: 'openapi', summary: 'print the OpenAPI 3.1 document of the tools in TOOLS_DIR', load: async () => (await import('./commands/openapi.js')).openapi },
+  { name: 'list', summary: 'list the tools in TOOLS_DIR: id, kind, effects, flags', load: async () => (await import('./commands/list.js')).list },
+  { name: 'hash-key', summary: 'print the SHA-256 digest of an API key, the form API_KEYS stores', load: async () => (await import('./commands/hash-key.js')).hashKey },
+  { name: 'mcp', summary: 'serve the tools in TOOLS_DIR over MCP on stdin/stdout (desktop hosts)', load: async () => (await import('./commands/mcp.js')).mcp },
+  { name: 'audit', summary: 'verify the hash chain of an audit log (AUDIT_LOG)', load: async () => (await import('./commands/audit.js')).audit },
+]
 
 const HELP = `usage: toolgate <command> [arguments]
 
@@ -42,8 +51,9 @@ async function main (argv: readonly string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`)
     return EXIT.ok
   }
-  const command = COMMANDS.find(c => c.name === first)
-  if (command === undefined) throw new UsageError(`unknown command "${first}"`)
+  const entry = COMMANDS.find(c => c.name === first)
+  if (entry === undefined) throw new UsageError(`unknown command "${first}"`)
+  const command = await entry.load()
   const args = parse(command, rest)
   if (args.values.help === true) {
     process.stdout.write(command.help + '\n')

@@ -12,7 +12,6 @@ import { healthRoutes } from './health.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin, type ProblemOptions } from './problem.js'
-import { corsPlugin } from './cors.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
 import { jsonWithin, toolRoutes } from './tool-routes.js'
@@ -113,8 +112,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     challengeParams: config.jwt === undefined ? undefined : resourceMetadataParam,
   })
   await app.register(requestIdPlugin)
-  // CORS first among the request hooks, so a browser can read the refusals that follow.
-  if (config.corsOrigins.length > 0) await app.register(corsPlugin, { config })
+  // CORS first among the request hooks, so a browser can read the refusals that follow. Its
+  // module loads only when it is configured.
+  if (config.corsOrigins.length > 0) await app.register((await import('./cors.js')).corsPlugin, { config })
   await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })

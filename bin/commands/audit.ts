@@ -3,8 +3,6 @@ import { verifyAuditText } from '../../src/services/audit/verify.js'
 import { EXIT, UsageError, type Command } from '../command.js'
 
 export const audit: Command = {
-  name: 'audit',
-  summary: 'verify the hash chain of an audit log (AUDIT_LOG)',
   help: `usage: toolgate audit verify [--mixed] FILE
 
 Check that no line of the audit log FILE was changed, removed, inserted or reordered since the

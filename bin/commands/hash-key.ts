@@ -3,8 +3,6 @@ import { hashApiKey } from '../../src/services/auth/api-keys.js'
 import { EXIT, UsageError, type Command } from '../command.js'
 
 export const hashKey: Command = {
-  name: 'hash-key',
-  summary: 'print the SHA-256 digest of an API key, the form API_KEYS stores',
   help: `usage: printf %s "$KEY" | toolgate hash-key     (preferred: keeps the key out of ps and history)
        toolgate hash-key KEY
        toolgate hash-key --generate

@@ -3,8 +3,6 @@ import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 
 export const list: Command = {
-  name: 'list',
-  summary: 'list the tools in TOOLS_DIR: id, kind, effects, flags',
   help: `usage: toolgate list [TOOLS_DIR] [--json]
 
 Load the tools in TOOLS_DIR (default: the TOOLS_DIR setting, else ./tools) exactly as serve

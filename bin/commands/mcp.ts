@@ -22,8 +22,6 @@ const LOCAL: Principal = { id: 'stdio', scopes: [SCOPES.read, SCOPES.call], via:
 const MCP_TRANSPORT = 'mcp-stdio'
 
 export const mcp: Command = {
-  name: 'mcp',
-  summary: 'serve the tools in TOOLS_DIR over MCP on stdin/stdout (desktop hosts)',
   help: `usage: toolgate mcp [TOOLS_DIR]
 
 Serve every tool in TOOLS_DIR (default: the TOOLS_DIR setting, else ./tools) as an MCP server

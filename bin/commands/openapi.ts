@@ -4,8 +4,6 @@ import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 
 export const openapi: Command = {
-  name: 'openapi',
-  summary: 'print the OpenAPI 3.1 document of the tools in TOOLS_DIR',
   help: `usage: toolgate openapi [TOOLS_DIR] [--output FILE]
 
 Print the OpenAPI 3.1 document that GET /openapi.json serves for the tools in TOOLS_DIR

@@ -5,8 +5,6 @@ import { prepareToolsDir } from '../../src/services/tool-hooks.js'
 import { EXIT, toolsDirOf, type Command } from '../command.js'
 
 export const serve: Command = {
-  name: 'serve',
-  summary: 'serve the tools in TOOLS_DIR over HTTP (REST, OpenAPI, metrics)',
   help: `usage: toolgate serve [TOOLS_DIR]
 
 Serve every tool module (.ts, .js, .mts, .mjs) at the top level of TOOLS_DIR (default: the

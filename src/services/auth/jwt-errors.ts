@@ -1,4 +1,4 @@
-import { errors } from 'jose'
+import type { errors as JoseErrors } from 'jose'
 
 /** Bounded reasons a bearer JWT is refused; each becomes a 401 `invalid_token` challenge. */
 export type JwtFailureReason = 'invalid_token' | 'expired' | 'malformed'
@@ -36,9 +36,10 @@ const CLAIM_DESCRIPTIONS: Record<string, string> = {
 
 /**
  * Map what jose throws to a refusal with a safe description. Anything that is not about the
- * token (a JWKS outage, a defect) is returned unchanged for the caller to rethrow.
+ * token (a JWKS outage, a defect) is returned unchanged for the caller to rethrow. `errors` is
+ * jose's error classes, from the module the caller already loaded (jose loads lazily).
  */
-export function jwtFailure (error: unknown): unknown {
+export function jwtFailure (error: unknown, errors: typeof JoseErrors): unknown {
   const fail = (reason: JwtFailureReason, description: string): JwtVerificationError => new JwtVerificationError(reason, description, { cause: error })
   if (error instanceof JwtVerificationError || error instanceof JwksUnavailableError) return error
   if (error instanceof errors.JWTExpired) return fail('expired', 'token expired')

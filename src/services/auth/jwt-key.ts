@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { createRemoteJWKSet, errors, importSPKI, type CryptoKey, type JWTVerifyGetKey } from 'jose'
+import type { CryptoKey, JWTVerifyGetKey } from 'jose'
 import { ConfigError, type Config } from '../config.js'
+import { jose } from './jose.js'
 import { JwksUnavailableError } from './jwt-errors.js'
 
 export type JwtConfig = NonNullable<Config['jwt']>
@@ -29,8 +30,13 @@ export function jwtKeySource (jwt: JwtConfig): JwtKeySource {
 
 function remoteSource (url: string, configured: readonly JwtAlgorithm[]): JwtKeySource {
   const algorithms = narrow(configured, alg => !isHmac(alg), 'a JWKS serves public keys; HS* algorithms need a shared secret in jwt.key')
-  const jwks = createRemoteJWKSet(new URL(url))
+  const where = new URL(url)
+  // One key set (one cache, one fetch at a time), made once jose is loaded: set synchronously
+  // after the await, so concurrent first calls share it.
+  let jwks: JWTVerifyGetKey | undefined
   const getKey: JWTVerifyGetKey = async (header, token) => {
+    const { createRemoteJWKSet, errors } = await jose()
+    jwks ??= createRemoteJWKSet(where)
     try {
       return await jwks(header, token)
     } catch (error) {
@@ -63,7 +69,7 @@ function publicKeySource (pem: string, configured: readonly JwtAlgorithm[]): Jwt
   const getKey: JWTVerifyGetKey = async header => {
     const alg = header.alg ?? ''
     let key = imported.get(alg)
-    if (key === undefined) imported.set(alg, key = importSPKI(spki, alg))
+    if (key === undefined) imported.set(alg, key = jose().then(({ importSPKI }) => importSPKI(spki, alg)))
     return await key
   }
   return { algorithms, getKey }

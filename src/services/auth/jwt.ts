@@ -1,5 +1,6 @@
-import { jwtVerify, type JWTPayload } from 'jose'
+import type { JWTPayload } from 'jose'
 import type { Principal } from '../../core/app-context.js'
+import { jose } from './jose.js'
 import { JwtVerificationError, jwtFailure } from './jwt-errors.js'
 import { jwtKeySource, type JwtConfig } from './jwt-key.js'
 
@@ -31,12 +32,14 @@ export function createJwtVerifier (jwt: JwtConfig): (token: string) => Promise<P
     clockTolerance: jwt.clockToleranceSec,
     requiredClaims: ['sub', 'exp'],
   }
+  const loading = jose()
   return async token => {
+    const { errors, jwtVerify } = await loading
     let payload: JWTPayload
     try {
       ({ payload } = await jwtVerify(token, getKey, options))
     } catch (error) {
-      throw jwtFailure(error)
+      throw jwtFailure(error, errors)
     }
     // jose checks `iat` only against a maximum token age: a token "issued" in the future would
     // otherwise stay valid for longer than its issuer meant, so allow the clock skew and no more.
