@@ -30,7 +30,9 @@ COPY package.json ./
 COPY --from=build /app/dist ./dist
 # The code stays root-owned and read-only to the process.
 USER node
-ENV HOST=0.0.0.0 PORT=3000 TOOLS_DIR=/app/dist/tools
+# MALLOC_ARENA_MAX=2: glibc would keep up to 8 malloc arenas per core for Node's few threads;
+# two hold about 2.5 MiB less when idle, at the same throughput (README, idle memory).
+ENV HOST=0.0.0.0 PORT=3000 TOOLS_DIR=/app/dist/tools MALLOC_ARENA_MAX=2
 EXPOSE 3000
 # No curl in slim images: Node's own fetch.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

@@ -23,13 +23,22 @@ function npmStartArgs (): string[] {
   return args
 }
 
-/** The image's CMD (exec form) and its TOOLS_DIR, the image's /app being this checkout. */
-function imageStart (): { args: string[], toolsDir: string } {
+/**
+ * The image's CMD (exec form) and its environment (every `ENV` of the final stage but the
+ * listen address), the image's /app being this checkout.
+ */
+function imageStart (): { args: string[], env: Record<string, string> } {
   const dockerfile = readFileSync('Dockerfile', 'utf8')
-  const [command, ...args] = JSON.parse(/^CMD (\[.*\])\s*$/m.exec(dockerfile)![1]!) as string[]
+  const final = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+  const [command, ...args] = JSON.parse(/^CMD (\[.*\])\s*$/m.exec(final)![1]!) as string[]
   if (command !== 'node') throw new Error(`the image's CMD does not run node directly: ${command}`)
-  const toolsDir = /^ENV .*\bTOOLS_DIR=(\S+)/m.exec(dockerfile)![1]!.replace(/^\/app\//, '')
-  return { args, toolsDir }
+  const env: Record<string, string> = {}
+  for (const [, line] of final.matchAll(/^ENV (.+)$/gm)) {
+    for (const [, name, value] of line!.matchAll(/(\w+)=(\S+)/g)) env[name!] = value!.replace(/^\/app\//, '')
+  }
+  delete env.HOST
+  delete env.PORT
+  return { args, env }
 }
 
 const image = imageStart()
@@ -37,7 +46,7 @@ const npmStart = npmStartArgs()
 const toolCall = { path: '/tools/time_now', body: {} }
 const SUBJECTS: readonly Subject[] = [
   { label: 'bare Fastify + type-provider-zod, one route', args: ['bench/targets/bare-fastify.mjs', '0'], env: {}, path: '/echo', body: { text: 'hi' } },
-  { label: `the image: node ${image.args.join(' ')}, TOOLS_DIR=${image.toolsDir} (compiled tools)`, args: image.args, env: { TOOLS_DIR: image.toolsDir }, ...toolCall },
+  { label: `the image: node ${image.args.join(' ')}, ${Object.entries(image.env).map(([name, value]) => `${name}=${value}`).join(' ')} (compiled tools)`, args: image.args, env: image.env, ...toolCall },
   { label: `npm start: node ${npmStart.join(' ')} (./tools, .ts)`, args: npmStart, env: { TOOLS_DIR: undefined }, ...toolCall },
 ]
 
