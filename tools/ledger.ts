@@ -89,7 +89,7 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
     defineTool({
       id: 'ledger_transfer',
       kind: 'write',
-      description: 'Move money between two demo ledger accounts, for good. Needs the scope "ledger:transfer" (and "ledger:transfer:large" above 500.00), and an idempotency key so a retry cannot pay twice. Large transfers may first wait for a person\'s approval (answer 202: re-send the same call with the Approval-Id header once approved). Fails with ACCOUNT_NOT_FOUND (404) or INSUFFICIENT_FUNDS (409). Do a dry run first to see the balances after.',
+      description: 'Move money between two demo ledger accounts, for good. Needs the scope "ledger:transfer" (and "ledger:transfer:large" above 500.00), and an idempotency key so a retry cannot pay twice. Large transfers may first wait for a person\'s approval: nothing moves until an approver says yes (REST answers 202, then re-send the same call with the Approval-Id header; MCP answers how to continue). Fails with ACCOUNT_NOT_FOUND (404) or INSUFFICIENT_FUNDS (409). Do a dry run first to see the balances after.',
       shortDescription: 'Transfer cents between ledger accounts (from, to, amount).',
       inputSchema: transferInput,
       outputSchema: receipt,
