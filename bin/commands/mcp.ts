@@ -10,7 +10,6 @@ import { sealSource } from '../../src/services/mcp/request-state.js'
 import { approvalOptionsOf, logApprovalEvent } from '../../src/services/approvals/options.js'
 import { compileApprovalRules } from '../../src/services/approvals/rules.js'
 import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
-import { sharedSecret } from '../../src/services/redis/shared-secret.js'
 import { VERSION } from '../../src/services/version.js'
 import { jsonWithin } from '../../plugins/tool-routes.js'
 import { problemOf } from '../../plugins/problem.js'
@@ -45,7 +44,8 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
     const permitted = (tool: AnyTool): boolean => isPermitted(LOCAL.id, tool.id)
     const facts: GatewayFacts = { version: VERSION, startedAt: Date.now(), toolIds: () => catalog.ids(), inFlight: () => catalog.inFlight }
     const serialize = jsonWithin(config.maxResponseBytes)
-    const seal = sealSource(config.mcpStateSecret, redis === undefined ? undefined : candidate => sharedSecret(redis, `${config.redisPrefix}mcp:state-secret`, candidate))
+    // Its states come back to this process only: a secret of its own, never the replicas' shared one.
+    const seal = sealSource(config.mcpStateSecret)
     const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
 
     const callerOf = (cancelled: CancelSignal | undefined): McpCaller => {

@@ -123,7 +123,7 @@ export const ConfigSchema = z.object({
    * MCP 2026-07-28: how long a retry carrying the `requestState` of a pending approval waits for
    * the decision before it answers `input_required` again. Below the SDKs' 60 s request timeout.
    */
-  mcpApprovalWaitMs: intFromEnv(0, 55_000).default(20_000),
+  mcpApprovalWaitMs: intFromEnv(1_000, 55_000).default(20_000),
   /**
    * The secret sealing MCP `requestState` (at least 32 bytes). Unset: a random one per process,
    * shared through Redis when the gateway has one, so that any replica opens any replica's state.

@@ -33,7 +33,7 @@ async function gateway (overrides: Parameters<typeof testApp>[0] = {}): Promise<
   const app = await testApp({
     apiKeys: [...API_KEYS, { principal: 'approver', sha256: hashApiKey(APPROVER), scopes: ['tools:read', 'tools:approve'] }],
     approvalRules: [{ tools: ['transfer', 'wire'] }],
-    mcpApprovalWaitMs: 200,
+    mcpApprovalWaitMs: 1_000,
     ...overrides,
   }, tools)
   await app.listen({ host: '127.0.0.1', port: 0 })
@@ -47,14 +47,14 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 }
 
-interface RpcAnswer { status: number, result?: Record<string, unknown>, error?: { code: number, message: string } }
+interface RpcAnswer { status: number, result?: Record<string, unknown>, error?: { code: number, message: string, data?: unknown } }
 
 /** One raw 2026-07-28 `tools/call`, as any client (or attacker) could send it. */
-async function rawCall (url: URL, key: string, name: string, args: Record<string, unknown>, requestState?: string): Promise<RpcAnswer> {
+async function rawCall (url: URL, key: string, name: string, args: Record<string, unknown>, requestState?: string, meta: Record<string, unknown> = {}): Promise<RpcAnswer> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth(key), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE, ...(requestState === undefined ? {} : { requestState }) } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: { ...ENVELOPE, ...meta }, ...(requestState === undefined ? {} : { requestState }) } }),
   })
   return { status: res.status, ...await res.json() as Omit<RpcAnswer, 'status'> }
 }
@@ -116,7 +116,7 @@ describe('MCP 2026-07-28: a call waiting for approval answers input_required', (
     const { state, id } = await ask(url)
     await decide(url, id, 'reject', 'not this month')
     const answer = await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state)
-    expect(answer.result).toMatchObject({ resultType: 'complete', isError: true, _meta: { 'dev.toolgate/problem': { status: 403, code: 'TOOLGATE_APPROVAL_REJECTED', note: 'not this month' } } })
+    expect(answer.result).toMatchObject({ resultType: 'complete', isError: true, _meta: { 'dev.toolgate/problem': { status: 403, code: 'TOOLGATE_APPROVAL_REJECTED', note: 'not this month' }, 'dev.toolgate/approvalId': id } })
     expect(runs.count).toBe(0)
     await app.close()
   })
@@ -126,12 +126,13 @@ describe('MCP 2026-07-28: a call waiting for approval answers input_required', (
     const { state, id } = await ask(url)
     const started = Date.now()
     const again = await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(150) // it waited for a decision first
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900) // it waited for a decision first
     expect(again.result).toMatchObject({ resultType: 'input_required', _meta: { 'dev.toolgate/approval': { id, status: 'pending' } } })
     const next = again.result!.requestState as string
     expect(next).not.toBe(state)
     const replayed = await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state)
-    expect(replayed.error).toMatchObject({ code: -32602, message: expect.stringContaining('used already') })
+    // Refused, but its own caller learns the approval's id, to go on by id if it lost the newer state.
+    expect(replayed.error).toMatchObject({ code: -32602, message: expect.stringContaining('used already'), data: { approvalId: id } })
     await decide(url, id, 'approve')
     expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, next)).result).toMatchObject({ resultType: 'complete', isError: false, structuredContent: { sent: 70_000 } })
     // Single use: the state that ran the call runs nothing again.
@@ -196,6 +197,44 @@ describe('MCP 2026-07-28: a call waiting for approval answers input_required', (
     const other = await rawCall(url, KEYS.caller, 'transfer', { cents: 99_999 }, state)
     expect(other.result).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 422, code: 'TOOLGATE_APPROVAL_MISMATCH' } } })
     expect(runs.count).toBe(0)
+    await app.close()
+  })
+
+  it('a state continues exactly its call: with a dry run or another approval id it is refused, and not spent', async () => {
+    const { url, runs, app } = await gateway()
+    const { state, id } = await ask(url)
+    await decide(url, id, 'approve')
+    for (const meta of [{ 'dev.toolgate/dryRun': true }, { 'dev.toolgate/approvalId': id }]) {
+      expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state, meta)).error).toMatchObject({ code: -32602 })
+    }
+    expect(runs.count).toBe(0)
+    expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state)).result).toMatchObject({ structuredContent: { sent: 70_000 } })
+    await app.close()
+  })
+
+  it('an expired state is refused; asking anew works', async () => {
+    const { url, app } = await gateway({ approvalTtlMs: 1_000 })
+    const { state, id } = await ask(url)
+    await new Promise(resolve => setTimeout(resolve, 2_100)) // pending 1 s, then the 1 s an approval could be used
+    expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, state)).error).toMatchObject({ code: -32602, message: expect.stringContaining('expired') })
+    const again = await ask(url)
+    expect(again.id).not.toBe(id)
+    await app.close()
+  })
+
+  it('a re-sent call (same idempotency key) answers the same approval with a new state, which retires the older', async () => {
+    const { url, runs, app } = await gateway()
+    const key = { 'dev.toolgate/idempotencyKey': 'pay-rent-11' }
+    const first = await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, undefined, key)
+    const second = await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, undefined, key)
+    const idOf = (answer: RpcAnswer): string => (answer.result!._meta as Record<string, { id: string }>)['dev.toolgate/approval']!.id
+    expect(idOf(second)).toBe(idOf(first))
+    await decide(url, idOf(first), 'approve')
+    expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, first.result!.requestState as string, key)).error).toMatchObject({ code: -32602 })
+    expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, second.result!.requestState as string, key)).result).toMatchObject({ structuredContent: { sent: 70_000 } })
+    // Lost that answer? The same call with the key (no state) replays it; nothing runs twice.
+    expect((await rawCall(url, KEYS.caller, 'transfer', { cents: 70_000 }, undefined, key)).result).toMatchObject({ structuredContent: { sent: 70_000 }, _meta: { 'dev.toolgate/replayed': true } })
+    expect(runs.count).toBe(1)
     await app.close()
   })
 

@@ -24,7 +24,7 @@ async function replicas (): Promise<{ a: FastifyInstance, b: FastifyInstance, ex
   prefixes.push(prefix)
   const executions: string[] = []
   const tools = approvalTools(executions)
-  const config = loadConfig({}, { apiKeys: API_KEYS, redisUrl: REDIS_URL, redisPrefix: prefix, mcpApprovalWaitMs: 100 })
+  const config = loadConfig({}, { apiKeys: API_KEYS, redisUrl: REDIS_URL, redisPrefix: prefix, mcpApprovalWaitMs: 1_000 })
   const [a, b] = await Promise.all([buildApp({ config, tools }), buildApp({ config, tools })])
   open.push(a!, b!)
   return { a: a!, b: b!, executions, prefix }

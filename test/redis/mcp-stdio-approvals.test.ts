@@ -34,7 +34,7 @@ describe.skipIf(!HAVE_REDIS)('toolgate mcp with approvals in Redis', () => {
       args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'],
       cwd: root,
       stderr: 'pipe',
-      env: { PATH: process.env.PATH ?? '', REDIS_URL, REDIS_PREFIX: prefix, CONFIG_FILE: configFile, MCP_APPROVAL_WAIT_MS: '200', LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', REDIS_URL, REDIS_PREFIX: prefix, CONFIG_FILE: configFile, MCP_APPROVAL_WAIT_MS: '1000', LOG_LEVEL: 'warn' },
     }))
     try {
       const called = client.callTool({ name: 'echo', arguments: { text: 'needs a yes' } })

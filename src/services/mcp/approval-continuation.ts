@@ -48,7 +48,10 @@ export class ApprovalContinuations {
     if (payload.expiresAt <= this.#approvals.now()) throw refused('it expired; call the tool again without it to ask anew')
     const nonce = newId()
     const replaced = await this.#approvals.replaceContinuation(payload.approval, payload.nonce, nonce)
-    if (replaced === 'stale') throw refused('it was used already (each state works once; answer the newest one)')
+    if (replaced === 'stale') {
+      // Its own caller may still run (or replay) the approved call by id, e.g. after losing an answer.
+      throw refused(`it was used already (each state works once); the approval is ${payload.approval}: send the call with _meta["dev.toolgate/approvalId"] to run or replay it`, { approvalId: payload.approval })
+    }
     // 'not_found': the approval is gone; the pipeline answers that with its own problem.
     const next: StatePayload = { ...payload, nonce }
     return { approvalId: payload.approval, next: async () => seal.seal(next) }
@@ -66,6 +69,6 @@ export class ApprovalContinuations {
   }
 }
 
-function refused (why: string): JsonRpcError {
-  return new JsonRpcError(JSON_RPC.invalidParams, `requestState refused: ${why}`)
+function refused (why: string, data?: Record<string, unknown>): JsonRpcError {
+  return new JsonRpcError(JSON_RPC.invalidParams, `requestState refused: ${why}`, data)
 }

@@ -153,6 +153,10 @@ export class McpProtocol {
     let result: InvokeResult
     try {
       if (modern && params.requestState !== undefined) {
+        // Refused before the state is spent: a state continues exactly the call it was issued for.
+        if (options.dryRun === true || options.approvalId !== undefined) {
+          throw new JsonRpcError(JSON_RPC.invalidParams, `requestState continues the call as it was made: send it without _meta["${CALL_META.dryRun}"] or _meta["${CALL_META.approvalId}"]`)
+        }
         resumed = await this.#redeem(params.requestState, caller, name)
         options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
       }
@@ -165,7 +169,8 @@ export class McpProtocol {
       if (resumed !== undefined && error instanceof GatewayError && error.code === 'TOOLGATE_APPROVAL_PENDING') {
         return inputRequired(await resumed.next(), await this.continuations!.view(resumed.approvalId))
       }
-      return complete(failedResult(caller.problemOf(error)))
+      // After a redeemed state the client holds none: the approval's id is how it may go on (a 429 or 503 is retryable).
+      return complete(failedResult(caller.problemOf(error), resumed?.approvalId))
     }
     if (result.approval !== undefined) {
       if (modern && this.continuations !== undefined) {
@@ -235,10 +240,11 @@ function approvalResult (approval: { readonly id: string }): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true,"_meta":{"${CALL_META.approval}":${json}}}`
 }
 
-/** A failed call is a result the model can read: the same problem object REST answers. */
-function failedResult (problem: Record<string, unknown>): string {
+/** A failed call is a result the model can read: the same problem object REST answers (and the approval it ran under). */
+function failedResult (problem: Record<string, unknown>, approvalId?: string): string {
   const json = JSON.stringify(problem)
-  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${CALL_META.problem}":${json}}}`
+  const approval = approvalId === undefined ? '' : `,"${CALL_META.approvalId}":${JSON.stringify(approvalId)}`
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${CALL_META.problem}":${json}${approval}}}`
 }
 
 function callOptionsOf (meta: unknown, defaults: McpCallOptions = {}): McpCallOptions {

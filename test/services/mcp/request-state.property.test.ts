@@ -1,3 +1,4 @@
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RequestStateSeal, sealSource, type StatePayload } from '../../../src/services/mcp/request-state.js'
@@ -36,8 +37,27 @@ describe('the requestState seal (AES-256-GCM)', () => {
     }))
   })
 
-  it('never throws on arbitrary text, and opens none of it', () => {
+  it('never throws on arbitrary text or arbitrary base64url bytes, and opens none of it', () => {
     fc.assert(fc.property(fc.string({ maxLength: 300 }), text => { expect(seal.open(text)).toBeUndefined() }))
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), bytes => { expect(seal.open(Buffer.from(bytes).toString('base64url'))).toBeUndefined() }))
+  })
+
+  it('refuses what the right key sealed when it is not a state of this format (independent sealer)', () => {
+    // The documented format, rebuilt here: HKDF-SHA256 key, AES-256-GCM, context as AAD, iv|ciphertext|tag.
+    const context = Buffer.from('toolgate mcp requestState v1')
+    const key = Buffer.from(hkdfSync('sha256', Buffer.alloc(32, 7), Buffer.alloc(0), context, 32))
+    const sealRaw = (text: string, aad = context): string => {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad)
+      const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
+      return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url')
+    }
+    const good = { v: 1, approval: 'a', nonce: 'n', principal: 'p', tool: 't', expiresAt: 1 }
+    expect(seal.open(sealRaw(JSON.stringify(good)))).toEqual(good) // the rebuilt format is the real one
+    for (const text of ['not json', 'null', '[]', JSON.stringify({ ...good, v: 2 }), JSON.stringify({ ...good, admin: true }), JSON.stringify({ ...good, expiresAt: 'soon' })]) {
+      expect(seal.open(sealRaw(text)), text).toBeUndefined()
+    }
+    expect(seal.open(sealRaw(JSON.stringify(good), Buffer.from('another use')))).toBeUndefined()
   })
 
   it('reveals nothing: the principal and the approval id are not in the state, and two seals of one payload differ', () => {
