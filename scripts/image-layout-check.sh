@@ -27,7 +27,8 @@ TS
 
 serve () { # TOOLS_DIR, then a tool to call and the body expected
   local log="$tmp/serve.log"
-  (cd "$tmp/app" && HOST=127.0.0.1 PORT=0 TOOLS_DIR="$1" node dist/bin/toolgate.js serve > "$log" 2>&1) &
+  # exec: $! is then the gateway itself, not a subshell that would leave it running when killed.
+  (cd "$tmp/app" && HOST=127.0.0.1 PORT=0 TOOLS_DIR="$1" exec node dist/bin/toolgate.js serve > "$log" 2>&1) &
   pid=$!
   local address=
   for _ in $(seq 1 100); do
