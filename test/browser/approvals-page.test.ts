@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import type { Browser } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
 import { createLedgerTools, LARGE_TRANSFER_CENTS } from '../../tools/ledger.js'
 import { MemoryLedgerStore } from '../../tools/ledger/store.js'
-import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
+import { browserGateway, HAVE_CHROMIUM } from './chromium.js'
 
 /*
  * The approvals page in a real browser: Debian's chromium, driven by playwright-core. The
@@ -14,14 +12,8 @@ import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
  * would add it), so the page and its fetch POST are authenticated the same way as the API.
  */
 
-
 const KEYS = { agent: 'agent-key-0123456789', approver: 'approver-key-0123456789' }
-let app: FastifyInstance
-let base: string
-let browser: Browser
-
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return
+const gateway = browserGateway(async () => {
   const config = loadConfig({}, {
     apiKeys: [
       { principal: 'agent', sha256: hashApiKey(KEYS.agent), scopes: ['tools:read', 'tools:call', 'ledger:transfer', 'ledger:transfer:large'] },
@@ -29,21 +21,14 @@ beforeAll(async () => {
     ],
   })
   const tools = createLedgerTools(new MemoryLedgerStore({ alice: 200_000, bob: 0 }), { approvalAboveCents: LARGE_TRANSFER_CENTS })
-  app = await buildApp({ config, tools })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-  browser = await launchChromium()
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.close()
+  return await buildApp({ config, tools })
 })
 
 const transfer = (headers: Record<string, string>, body: object) =>
-  fetch(`${base}/tools/ledger_transfer`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.agent, ...headers }, body: JSON.stringify(body) })
+  fetch(`${gateway.base}/tools/ledger_transfer`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.agent, ...headers }, body: JSON.stringify(body) })
 
 async function pendingIds (): Promise<string[]> {
-  const response = await fetch(`${base}/approvals`, { headers: { 'x-api-key': KEYS.approver } })
+  const response = await fetch(`${gateway.base}/approvals`, { headers: { 'x-api-key': KEYS.approver } })
   return ((await response.json()) as { approvals: Array<{ id: string }> }).approvals.map(a => a.id)
 }
 
@@ -59,12 +44,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     }
     expect(ids).toHaveLength(1)
 
-    const context = await browser.newContext({ extraHTTPHeaders: { 'x-api-key': KEYS.approver } })
+    const context = await gateway.browser.newContext({ extraHTTPHeaders: { 'x-api-key': KEYS.approver } })
     const page = await context.newPage()
     const errors: string[] = []
     page.on('pageerror', error => { errors.push(error.message) })
     page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
-    const response = await page.goto(`${base}/approvals/ui`)
+    const response = await page.goto(`${gateway.base}/approvals/ui`)
     expect(response?.status()).toBe(200)
     const row = page.locator(`tr[data-id="${ids[0]}"]`)
     await expect(row.locator('td').first().textContent()).resolves.toContain('ledger_transfer')
@@ -81,7 +66,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     expect(done.status).toBe(200)
     expect(done.headers.get('preference-applied')).toBe('wait=30')
     expect(await done.json()).toMatchObject({ from: 'alice', to: 'bob', amount: 75_000, balancesAfter: { alice: 125_000, bob: 75_000 } })
-    const approval = await (await fetch(`${base}/approvals/${ids[0]}`, { headers: { 'x-api-key': KEYS.agent } })).json()
+    const approval = await (await fetch(`${gateway.base}/approvals/${ids[0]}`, { headers: { 'x-api-key': KEYS.agent } })).json()
     expect(approval).toMatchObject({ status: 'consumed', decidedBy: 'approver', note: 'checked with alice' })
   }, 60_000)
 
@@ -91,9 +76,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     expect(asked.status).toBe(202)
     const { id } = await asked.json() as { id: string }
     expect(asked.headers.get('location')).toBe(`/approvals/${id}`)
-    const context = await browser.newContext({ extraHTTPHeaders: { 'x-api-key': KEYS.approver } })
+    const context = await gateway.browser.newContext({ extraHTTPHeaders: { 'x-api-key': KEYS.approver } })
     const page = await context.newPage()
-    await page.goto(`${base}/approvals/ui`)
+    await page.goto(`${gateway.base}/approvals/ui`)
     const row = page.locator(`tr[data-id="${id}"]`)
     await row.locator('input[name="note"]').fill('not today')
     await row.locator('button[data-action="reject"]').click()
@@ -102,7 +87,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     const retry = await transfer({ 'approval-id': id, 'idempotency-key': 'ignored-key' }, order)
     expect(retry.status).toBe(403)
     expect(await retry.json()).toMatchObject({ code: 'TOOLGATE_APPROVAL_REJECTED', note: 'not today' })
-    const balances = await (await fetch(`${base}/tools/ledger_balance`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.agent }, body: '{}' })).json()
+    const balances = await (await fetch(`${gateway.base}/tools/ledger_balance`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.agent }, body: '{}' })).json()
     expect(balances).toMatchObject({ accounts: [{ account: 'alice', balance: 125_000 }, { account: 'bob', balance: 75_000 }] })
   }, 60_000)
 })

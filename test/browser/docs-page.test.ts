@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
 import { loadToolsFromDir } from '../../src/services/loader.js'
-import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
+import { browserGateway, HAVE_CHROMIUM } from './chromium.js'
 
 /*
  * The docs page in a real browser: the Swagger UI fetches the per-caller document, asks for a
@@ -14,12 +13,7 @@ import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
  */
 
 const KEYS = { admin: 'admin-key-0123456789', clock: 'clock-key-0123456789' }
-let app: FastifyInstance
-let base: string
-let browser: Browser
-
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return
+const gateway = browserGateway(async () => {
   const config = loadConfig({}, {
     apiKeys: [
       { principal: 'admin', sha256: hashApiKey(KEYS.admin), scopes: ['tools:read', 'tools:call'] },
@@ -27,22 +21,15 @@ beforeAll(async () => {
     ],
     rules: [{ principal: 'clock', allow: ['time_*'], deny: [] }, { principal: 'admin', allow: ['*'], deny: [] }],
   })
-  app = await buildApp({ config, tools: await loadToolsFromDir('tools') })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-  browser = await launchChromium()
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.close()
+  return await buildApp({ config, tools: await loadToolsFromDir('tools') })
 })
 
 /** Open /docs/ answering the credential prompt with `key`; the POST paths the UI rendered. */
 async function renderedToolPaths (key: string): Promise<{ paths: string[], prompts: number, page: Page }> {
-  const page = await browser.newPage()
+  const page = await gateway.browser.newPage()
   let prompts = 0
   page.on('dialog', dialog => { prompts++; void dialog.accept(key) })
-  await page.goto(`${base}/docs/`)
+  await page.goto(`${gateway.base}/docs/`)
   await page.waitForSelector('.opblock-post', { timeout: 20_000 })
   const paths = await page.$$eval('.opblock-post .opblock-summary-path', nodes => nodes.map(node => node.getAttribute('data-path') ?? node.textContent ?? ''))
   return { paths: paths.filter(path => path.startsWith('/tools/')).sort(), prompts, page }
@@ -58,7 +45,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in headless Chromium', () => {
 
   it('renders every tool for a caller who may call them all', async () => {
     const { paths, page } = await renderedToolPaths(KEYS.admin)
-    expect(paths).toEqual(app.catalog.ids().map(id => `/tools/${id}`).sort())
+    expect(paths).toEqual(gateway.app.catalog.ids().map(id => `/tools/${id}`).sort())
     await page.close()
   }, 60_000)
 

@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { freePort } from '../../scripts/lib/free-port.js'
+import { IN_CI } from '../ci.js'
 
 /** Whether a `redis-server` binary is on PATH; these tests skip (and say so) without one. */
 export const HAVE_REDIS_SERVER = spawnSync('redis-server', ['--version']).error === undefined
-// In CI a missing binary is a failure, never a quiet skip (`.ci/run` installs it).
-if (!HAVE_REDIS_SERVER && process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
+if (!HAVE_REDIS_SERVER && IN_CI) {
   throw new Error('CI: no redis-server on PATH; the Redis outage tests must run')
 }
 if (!HAVE_REDIS_SERVER) console.warn('[skip] Redis outage tests: no redis-server on PATH (install Redis to run them)')

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
+import { IN_CI } from '../ci.js'
 
 /** Tests that need Redis use REDIS_URL, or this project's machines' default. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -18,8 +19,7 @@ async function redisAvailable (): Promise<boolean> {
 }
 
 export const HAVE_REDIS = await redisAvailable()
-// In CI a missing Redis is a failure, never a quiet skip: these tests are the proof that replicas act as one.
-if (!HAVE_REDIS && process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
+if (!HAVE_REDIS && IN_CI) {
   throw new Error(`CI: no Redis answers at ${REDIS_URL}; the Redis tests must run (set REDIS_URL)`)
 }
 if (!HAVE_REDIS) console.warn(`[skip] Redis tests: no Redis answers at ${REDIS_URL} (set REDIS_URL to run them)`)

@@ -147,7 +147,7 @@ export class McpProtocol {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
     const tool = caller.get(name)
     if (tool === undefined) throw unknownTool(name)
-    const complete = modern ? withResultType : (json: string): string => json
+    const complete = modern ? withResultType : asIs
     let options = callOptionsOf(params._meta, caller.defaults)
     let resumed: Awaited<ReturnType<ApprovalContinuations['redeem']>> | undefined
     let result: InvokeResult
@@ -210,6 +210,11 @@ export class McpProtocol {
 export interface McpAnswer {
   readonly status: number
   readonly text: string
+}
+
+/** Older revisions: a result's JSON as it is (no `resultType`). */
+function asIs (json: string): string {
+  return json
 }
 
 /** A result object's JSON with `resultType` (and more members) added up front, without re-parsing it. */
