@@ -28,10 +28,9 @@ export async function openAuditTrail (config: Config, metrics: GatewayMetrics, l
  * A call of a non-read-only tool refused before the pipeline saw it (no credentials, rate
  * limited, unreadable body): audited as a refused call, with what the request knows.
  */
-export function auditEarlyRefusal (audit: AuditTrail, tools: readonly AnyTool[]): (toolId: string, error: ToolgateError, request: FastifyRequest, reply: FastifyReply) => void {
-  const byId = new Map(tools.map(tool => [tool.id, tool]))
+export function auditEarlyRefusal (audit: AuditTrail, toolOf: (id: string) => AnyTool | undefined): (toolId: string, error: ToolgateError, request: FastifyRequest, reply: FastifyReply) => void {
   return (toolId, error, request) => {
-    const tool = byId.get(toolId)
+    const tool = toolOf(toolId)
     if (tool === undefined || tool.isReadOnly) return
     const outcome = error instanceof GatewayError ? ERRORS[error.code].outcome : 'tool_error'
     audit.refusedEarly(tool, { outcome, status: error.status, code: error.code }, {

@@ -2,7 +2,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SCOPES } from '../src/core/app-context.js'
 import { PUBLIC_READER, requireScope } from '../src/services/auth/index.js'
-import { DocumentViews } from '../src/services/document-views.js'
+import type { DocumentViews } from '../src/services/document-views.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,10 +15,11 @@ declare module 'fastify' {
 }
 
 export interface CallerDocsOptions {
-  /** Every tool id the gateway serves. */
-  readonly toolIds: readonly string[]
-  /** The ids of the tools this request's caller may call, as `GET /tools` lists them. */
-  readonly visibleToolIds: (request: FastifyRequest) => string[]
+  /**
+   * The document views of the catalog version serving this request, and the ids of its tools
+   * the caller may call, as `GET /tools` lists them: one version for both.
+   */
+  readonly viewOf: (request: FastifyRequest) => { readonly views: DocumentViews, readonly visibleToolIds: () => string[] }
   /** Serve the Swagger UI at /docs. */
   readonly ui: boolean
 }
@@ -34,15 +35,11 @@ export interface CallerDocsOptions {
  * sends it with the document request and every "Try it out" call.
  */
 export async function callerDocs (app: FastifyInstance, options: CallerDocsOptions): Promise<void> {
-  const known = new Set(options.toolIds)
-  const views = new DocumentViews(() => app.swagger() as unknown as Record<string, unknown>, path => {
-    const match = /\/tools\/([a-z][a-z0-9_]{0,63})$/.exec(path)
-    return match !== null && known.has(match[1]!) ? match[1] : undefined
-  })
   const documentFor = (request: FastifyRequest): string => {
+    const { views, visibleToolIds } = options.viewOf(request)
     if (request.principal === PUBLIC_READER) return views.fullJson()
     requireScope(request.principal, SCOPES.read)
-    return views.json(options.visibleToolIds(request))
+    return views.json(visibleToolIds())
   }
   // Every route of this scope says who may reach it without credentials (read by admission).
   app.addHook('onRoute', route => {

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
-import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
+import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
+import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/catalog-updates.js'
+import { loadToolsFromDir } from '../src/services/loader.js'
+import { nameMapsFor } from '../src/services/llm-specs/names.js'
+import { ToolDocuments } from './tool-document.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
@@ -34,6 +38,15 @@ import { activeSpanIds } from '../src/services/tracing/active-span.js'
 declare module 'fastify' {
   interface FastifyInstance {
     catalog: ToolCatalog<GatewayApp>
+    /**
+     * Replace every tool at once, while serving: resolves with what changed, rejects with a
+     * `ToolReplacementError` (and the tools serving stay) when the new tools are refused.
+     */
+    replaceTools: (tools: ReadonlyArray<AnyTool | ToolDeclaration<any, any, any>>) => Promise<ToolReplacement> // eslint-disable-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+    /** Load the tools folder again (`toolsDir`), as `replaceTools` does with its tools. */
+    reloadTools: () => Promise<ToolReplacement>
+    /** The whole OpenAPI document of the tools serving now, as `openapi/openapi.json` commits it. */
+    openapiDocument: () => Record<string, unknown>
     gatewayMetrics: GatewayMetrics
     /** The audit trail (`AUDIT_LOG`), or null: approvals call `audit.approvalDecided(...)`. */
     audit: AuditTrail | null
@@ -45,6 +58,8 @@ export interface GatewayOptions {
   readonly tools: readonly AnyTool[]
   /** OpenTelemetry tracing (`tracingFromEnv`); absent, nothing is traced and nothing is installed. */
   readonly tracing?: Tracing
+  /** The folder `tools` came from, which `reloadTools` loads again (absent: it refuses). */
+  readonly toolsDir?: string
 }
 
 /**
@@ -76,6 +91,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
   const audit = await openAuditTrail(config, metrics, app.log)
+  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs })
   const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
@@ -106,9 +122,31 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   app.decorate('gatewayMetrics', metrics)
   app.decorate('audit', audit ?? null)
   app.decorateRequest('callRecord', null)
+  catalog.onChange(change => {
+    metrics.track(change.after.tools)
+    approvalMetrics?.track(change.after.tools)
+    for (const id of change.removed) {
+      if (Object.hasOwn(config.toolLimits, id)) app.log.warn({ tool: id }, `toolLimits.${id} names a tool that is no longer served`)
+    }
+  })
+  const updates = new CatalogUpdates({
+    catalog,
+    // The names each provider's export gives the tools: a collision refuses the set, as at start-up.
+    check: set => { nameMapsFor(set) },
+    prepare: async set => { await documents.prepare(set) },
+    log: app.log,
+    onOutcome: outcome => { metrics.catalogReplaced(outcome) },
+  })
+  app.decorate('replaceTools', async (next: Parameters<FastifyInstance['replaceTools']>[0]) => await updates.replace(next as AnyTool<GatewayApp>[], 'api'))
+  const { toolsDir } = options
+  app.decorate('reloadTools', async () => {
+    if (toolsDir === undefined) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
+    return await updates.replace(async () => await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[], toolsDir)
+  })
+  app.decorate('openapiDocument', () => JSON.parse(documents.views(catalog.current).fullJson()) as Record<string, unknown>)
 
   await app.register(problemPlugin, {
-    onToolRouteFailure: earlyFailureHook(config.metrics ? countEarlyFailure(metrics) : undefined, audit === undefined ? undefined : auditEarlyRefusal(audit, tools)),
+    onToolRouteFailure: earlyFailureHook(config.metrics ? countEarlyFailure(metrics) : undefined, audit === undefined ? undefined : auditEarlyRefusal(audit, id => catalog.get(id))),
     challengeParams: config.jwt === undefined ? undefined : resourceMetadataParam,
   })
   await app.register(requestIdPlugin)
@@ -117,10 +155,12 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (config.corsOrigins.length > 0) await app.register((await import('./cors.js')).corsPlugin, { config })
   await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
+  // The document of the first set, before anything is served (after swagger's own onReady).
+  app.addHook('onReady', async () => { await documents.prepare(catalog.current) })
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
-  await app.register(healthRoutes, { catalog: catalog as ToolCatalog<never> })
+  await app.register(healthRoutes, { catalog })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
-  const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing, tools)
+  const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
   // One compiled set of approval rules for every face that calls tools (REST, MCP).
   const approvalRule = config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules)
   // One authenticated scope for every face that calls or decides tools: one admission hook
@@ -140,6 +180,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       docsUi: config.docs,
       traceCall,
       audit,
+      documents,
     })
     await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending })
     await scope.register(mcpRoutes, {

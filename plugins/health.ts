@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { ToolCatalog } from '../src/index.js'
 
 const Health = z.object({ status: z.enum(['ok', 'unavailable']) })
 
 /** `/healthz`: the process answers. `/readyz`: tools loaded and not shutting down. */
-export async function healthRoutes (app: FastifyInstance, options: { catalog: ToolCatalog<never> }): Promise<void> {
+export async function healthRoutes (app: FastifyInstance, options: { catalog: { readonly closing: boolean } }): Promise<void> {
   const schema = (summary: string) => ({ tags: ['gateway'], summary, security: [], response: { 200: Health, 503: Health } })
   app.get('/healthz', { schema: { ...schema('Liveness: the process is alive'), operationId: 'healthz' } }, async () => ({ status: 'ok' as const }))
   app.get('/readyz', { schema: { ...schema('Readiness: tools are loaded and the gateway is not shutting down'), operationId: 'readyz' } }, async (_request, reply) => {

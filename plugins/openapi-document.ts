@@ -10,7 +10,7 @@ export async function openApiDocument (config: Config, tools: readonly AnyTool[]
   const app = await buildApp({ config, tools })
   try {
     await app.ready()
-    return app.swagger() as unknown as Record<string, unknown>
+    return app.openapiDocument()
   } finally {
     await app.close()
   }

@@ -1,4 +1,4 @@
-import swagger from '@fastify/swagger'
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
@@ -82,17 +82,14 @@ export interface OpenApiOptions {
   readonly version: string
 }
 
-/**
- * The OpenAPI document, generated from the routes (so from the tool declarations), whole: what
- * `openapi/openapi.json` commits. Must be registered before the routes it describes.
- */
-export const openApiPlugin = fp(async function openApi (app: FastifyInstance, options: OpenApiOptions) {
-  await app.register(swagger, {
+/** The swagger settings of the gateway's document, shared with the generator of tool operations. */
+export function swaggerSettings (version: string): FastifyDynamicSwaggerOptions {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'toolgate',
-        version: options.version,
+        version,
         description: 'Every tool is its own `POST /tools/{id}` operation. Each call is authenticated, its input validated, authorized, scheduled, run under a hard timeout and its output validated. Every error is `application/problem+json` (RFC 9457).\n\n' + ERROR_TABLE_MARKDOWN,
         license: { name: 'MIT', identifier: 'MIT' },
       },
@@ -107,7 +104,16 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance, op
     },
     transform,
     transformObject: withoutUnusedSchemas,
-  })
+  }
+}
+
+/**
+ * The gateway's own routes in the OpenAPI document (`app.swagger()`), whole; the operations of
+ * the tools are generated per catalog version beside it (`tool-document.ts`), since the tools
+ * change while the routes do not. Must be registered before the routes it describes.
+ */
+export const openApiPlugin = fp(async function openApi (app: FastifyInstance, options: OpenApiOptions) {
+  await app.register(swagger, swaggerSettings(options.version))
   // Generate the document before the gateway serves anything: with a thousand tools it takes
   // most of a second, which must not stall the event loop (and trip the overload guard) later.
   app.addHook('onReady', async () => { app.swagger() })

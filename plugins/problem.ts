@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { documentStatuses } from './schemas.js'
 import { ERRORS, GatewayError, ToolgateError, type ErrorCode, type InputIssue } from '../src/index.js'
+import { toolIdOf } from './tool-call-route.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
@@ -97,6 +98,9 @@ export function problemOf (error: ToolgateError, requestId: string): ProblemBody
   return body
 }
 
+/** What any route may answer besides its own statuses (see the onRoute hook below). */
+export const ANY_ROUTE_STATUSES: readonly number[] = [400, 405, 500]
+
 export interface ProblemOptions {
   /**
    * Told of a tool route's failure that never reached the pipeline (authentication, rate
@@ -110,7 +114,7 @@ export interface ProblemOptions {
 
 function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unknown, options: ProblemOptions = {}): FastifyReply {
   const error = toToolgateError(failure)
-  const toolId = request.routeOptions.config.toolId
+  const toolId = toolIdOf(request)
   if (toolId !== undefined && request.callRecord === null) options.onToolRouteFailure?.(toolId, error, request, reply)
   const { extensions } = error
   if (typeof extensions.wwwAuthenticate === 'string') {
@@ -149,7 +153,7 @@ export const problemPlugin = fp(async function problem (app: FastifyInstance, op
     // Any route may answer 400 (a malformed request, credentials in the query) and 500; its
     // path answers 405 with `Allow` to a method it lacks, which OpenAPI can only say on the
     // operations the path has.
-    documentStatuses(route as { schema?: Record<string, unknown> }, [400, 405, 500])
+    documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES)
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && routes.find(method as HTTPMethod, route.url) === null) routes.on(method as HTTPMethod, route.url, () => {})
     }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis'
 import type { Config } from '../src/services/config.js'
 import { principalKey, principalToolKey } from '../src/services/principal-keys.js'
 import { GatewayError } from '../src/index.js'
+import { toolIdOf } from './tool-call-route.js'
 
 export interface RateLimitOptions {
   readonly config: Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'toolLimits' | 'redisPrefix'>
@@ -22,8 +23,9 @@ export interface RateLimitOptions {
 export const rateLimitPlugin = fp(async function rateLimiting (app: FastifyInstance, options: RateLimitOptions) {
   const { config } = options
   const toolMax = (request: FastifyRequest): number | undefined => {
-    const toolId = request.routeOptions.config.toolId
-    return toolId === undefined ? undefined : config.toolLimits[toolId]?.rateLimitMax
+    const toolId = toolIdOf(request)
+    // The id is the caller's spelling: only an own key of the configured limits counts.
+    return toolId === undefined || !Object.hasOwn(config.toolLimits, toolId) ? undefined : config.toolLimits[toolId]?.rateLimitMax
   }
   // Loaded only when a limit is configured: most gateways never pay for it.
   const { default: rateLimit } = await import('@fastify/rate-limit')
@@ -35,7 +37,7 @@ export const rateLimitPlugin = fp(async function rateLimiting (app: FastifyInsta
     allowList: request => (toolMax(request) ?? config.rateLimitMax) === 0,
     keyGenerator: request => {
       const principal = request.principal.id
-      return toolMax(request) === undefined ? principalKey(principal) : principalToolKey(principal, request.routeOptions.config.toolId!)
+      return toolMax(request) === undefined ? principalKey(principal) : principalToolKey(principal, toolIdOf(request)!)
     },
     redis: options.redis,
     nameSpace: `${config.redisPrefix}rate:`,

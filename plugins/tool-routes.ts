@@ -4,31 +4,30 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog } from '../src/index.js'
+import { GatewayError, type AnyTool, type CallRecord, type ToolCatalog, type ToolSet } from '../src/index.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
-import { effectsText, listingOf, summaryOf, ToolListingSchema } from '../src/services/tool-listing.js'
+import { listingOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { callerDocs } from './caller-docs.js'
-import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
+import { CallHeaders, CallQuery, DRY_RUN_TYPE, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
 import { specsOf } from '../src/services/llm-specs/formats.js'
-import { nameMapsOf } from '../src/services/llm-specs/names.js'
+import { nameMapsFor } from '../src/services/llm-specs/names.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
-import { APPROVAL_ID_HEADER, ApprovalSchema, preferredWaitMs } from './approval-schemas.js'
+import { APPROVAL_ID_HEADER, preferredWaitMs } from './approval-schemas.js'
 import type { ApprovalRule } from '../src/index.js'
 import { context } from '@opentelemetry/api'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
 import type { CallTracer } from './tracing.js'
+import type { ToolDocuments } from './tool-document.js'
+import { SECURITY } from './tool-operation.js'
+import './tool-call-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The core's record of this request's tool call, once the pipeline ran. */
     callRecord: CallRecord | null
-  }
-  interface FastifyContextConfig {
-    /** Set on the `POST /tools/{id}` route of each tool. */
-    toolId?: string
   }
 }
 
@@ -49,18 +48,20 @@ export interface ToolRoutesOptions {
   readonly traceCall?: CallTracer
   /** The audit trail, when `AUDIT_LOG` is set. */
   readonly audit?: AuditTrail
+  /** The OpenAPI document of each catalog version, for `/openapi.json` and `/docs`. */
+  readonly documents: ToolDocuments
 }
 
-const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
-
 /**
- * The tool surface: `GET /tools`, `GET /tools/{id}` and one `POST /tools/{id}` operation per
- * tool, registered inside the gateway's authenticated scope (`registerGateway`); the handlers
- * translate HTTP to `invoke` and back and add no tool semantics.
+ * The tool surface: `GET /tools`, `GET /tools/{id}` and `POST /tools/{id}`, registered inside
+ * the gateway's authenticated scope (`registerGateway`). One route calls every tool of the
+ * catalog serving at the time, so tools come and go without touching the router; each request
+ * reads one version of the catalog. The handlers translate HTTP to `invoke` and back and add
+ * no tool semantics.
  */
 export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { catalog, facts, traceCall, audit } = options
+  const { catalog, facts, traceCall, audit, documents } = options
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
@@ -68,15 +69,18 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
   const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
 
-  // Built at start-up: two ids on one provider name stop the gateway here.
-  const names = nameMapsOf(catalog.tools)
-
   /** What `GET /tools` lists for this request: active for its app, and permitted. */
-  const visibleTools = (request: FastifyRequest): AnyTool<GatewayApp>[] =>
-    catalog.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
+  const visibleTools = (request: FastifyRequest, set: ToolSet<GatewayApp>): AnyTool<GatewayApp>[] =>
+    set.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
 
   // The document and its UI, per caller, behind this scope's authentication.
-  await app.register(callerDocs, { toolIds: catalog.ids(), visibleToolIds: request => visibleTools(request).map(tool => tool.id), ui: options.docsUi ?? true })
+  await app.register(callerDocs, {
+    viewOf: request => {
+      const set = catalog.current
+      return { views: documents.views(set), visibleToolIds: () => visibleTools(request, set).map(tool => tool.id) }
+    },
+    ui: options.docsUi ?? true,
+  })
 
   app.get('/tools', {
     schema: {
@@ -86,9 +90,10 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    const visible = visibleTools(request)
+    const set = catalog.current
+    const visible = visibleTools(request, set)
     const { format, strict } = request.query
-    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: names.get(format)! })
+    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(set).get(format)! })
     return { tools: visible.map(tool => listingOf(tool, timeout)) }
   })
 
@@ -101,70 +106,68 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    const tool = catalog.active(appOf(request)).find(t => t.id === request.params.id)
+    const tool = catalog.current.active(appOf(request)).find(t => t.id === request.params.id)
     if (tool === undefined || !app.isPermitted(request.principal.id, tool.id)) {
       throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${request.params.id}"`)
     }
     return listingOf(tool, timeout)
   })
 
-  // Unknown ids: authenticated first (step 1), then the same 404 an inactive tool gets (step 2).
-  app.post('/tools/:id', { schema: { hide: true } }, async request => {
-    throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${(request.params as { id: string }).id}"`)
+  // Each tool's own operation is in the document (tool-document.ts); this route serves them all.
+  app.post('/tools/:id', {
+    config: { toolCall: true },
+    bodyLimit: options.bodyLimit,
+    schema: { hide: true, querystring: CallQuery, headers: CallHeaders },
+    validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
+    // parseOutput already validated the value: serialize, do not validate twice.
+    serializerCompiler: () => data => JSON.stringify(data),
+  }, async (request, reply) => {
+    const toolId = (request.params as { id: string }).id
+    const tool = catalog.get(toolId)
+    // Unknown ids: authenticated first (step 1), then the same 404 an inactive tool gets (step 2).
+    if (tool === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${toolId}"`)
+    const { principal, query } = request
+    requireScope(principal, SCOPES.call)
+    const gatewayApp = appOf(request)
+    const waitMs = preferredWaitMs(request.headers.prefer)
+    const span = traceCall?.(tool, request)
+    const approvalId = single(request.headers[APPROVAL_ID_HEADER])
+    const inFlight = options.inFlight?.(toolId)
+    let result
+    inFlight?.inc()
+    try {
+      const bind = {
+        app: gatewayApp,
+        execution: { signal: disconnectSignalOf(reply) },
+        domain: gatewayApp.domain,
+        idempotencyScope: principal.id,
+        mode: query.mode,
+        isPermitted: permitFor(app, principal.id),
+        onRecord: (record: CallRecord) => { settled(request, record, span, audit, approvalId) },
+        serialize,
+        requester: principal.id,
+        approvalRule: ruleFor(principal.id),
+        trace: span?.headers,
+      }
+      const call = {
+        toolId, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
+        approvalId, waitForApprovalMs: waitMs,
+      }
+      // Nothing above awaited: the call runs in the same catalog version the tool came from.
+      // Traced, the call runs with its span active, so what the tool does joins the trace.
+      result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
+    } finally {
+      inFlight?.dec()
+    }
+    if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
+    if (waitMs !== undefined && (result.approval !== undefined || result.waitedForApproval === true)) {
+      void reply.header('Preference-Applied', `wait=${Math.min(waitMs, catalog.approvals.maxWaitMs) / 1000}`)
+    }
+    if (result.approval !== undefined) {
+      return reply.code(202).header('Location', `${app.prefix}/approvals/${result.approval.id}`).type('application/json; charset=utf-8').send(result.body)
+    }
+    return reply.code(200).type(query.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
   })
-
-  for (const tool of catalog.tools) {
-    const inFlight = options.inFlight?.(tool.id)
-    app.post(`/tools/${tool.id}`, {
-      config: { toolId: tool.id },
-      bodyLimit: options.bodyLimit,
-      schema: { ...operationOf(tool, timeout), querystring: CallQuery, headers: tool.requiresIdempotencyKey === true ? CallHeadersWithKey : CallHeaders },
-      validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
-      // parseOutput already validated the value: serialize, do not validate twice.
-      serializerCompiler: () => data => JSON.stringify(data),
-    }, async (request, reply) => {
-      const { principal, query } = request
-      requireScope(principal, SCOPES.call)
-      const gatewayApp = appOf(request)
-      const waitMs = preferredWaitMs(request.headers.prefer)
-      const span = traceCall?.(tool, request)
-      const approvalId = single(request.headers[APPROVAL_ID_HEADER])
-      let result
-      inFlight?.inc()
-      try {
-        const bind = {
-          app: gatewayApp,
-          execution: { signal: disconnectSignalOf(reply) },
-          domain: gatewayApp.domain,
-          idempotencyScope: principal.id,
-          mode: query.mode,
-          isPermitted: permitFor(app, principal.id),
-          onRecord: (record: CallRecord) => { settled(request, record, span, audit, approvalId) },
-          serialize,
-          requester: principal.id,
-          approvalRule: ruleFor(principal.id),
-          trace: span?.headers,
-        }
-        const call = {
-          toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
-          approvalId, waitForApprovalMs: waitMs,
-        }
-        // Traced, the call runs with its span active, so what the tool does joins the trace.
-        result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
-      } finally {
-        inFlight?.dec()
-      }
-      if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
-      if (waitMs !== undefined && (result.approval !== undefined || result.waitedForApproval === true)) {
-        void reply.header('Preference-Applied', `wait=${Math.min(waitMs, catalog.approvals.maxWaitMs) / 1000}`)
-      }
-      if (result.approval !== undefined) {
-        return reply.code(202).header('Location', `${app.prefix}/approvals/${result.approval.id}`).type('application/json; charset=utf-8').send(result.body)
-      }
-      return reply.code(200).type(query.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
-    })
-  }
-
 
   function ruleFor (principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
     const approvalRule = options.approvalRule
@@ -233,40 +236,4 @@ const callValidator: FastifySchemaCompiler<z.ZodType> = routeSchema => {
 function isEmpty (data: unknown): boolean {
   for (const _ in data as object) return false
   return true
-}
-
-/**
- * The 200 of a tool call: its output, or for a dry run what the call would do, under its own
- * media type so that a client (and a validator) never reads a proposal as the tool's output.
- * Without `resolve` a dry run answers the parsed input.
- */
-function okResponseOf (tool: AnyTool): { description: string, content: Record<string, { schema: AnyTool['inputSchema'] }> } {
-  return {
-    description: `The tool's output (application/json). With \`dryRun=true\`: what the call would do, nothing executed (${DRY_RUN_TYPE}).`,
-    content: {
-      'application/json': { schema: tool.outputSchema },
-      [DRY_RUN_TYPE]: { schema: tool.resolve === undefined ? tool.inputSchema : ANY_PROPOSAL },
-    },
-  }
-}
-
-const ANY_PROPOSAL = z.unknown().describe('What the call would do, as the tool\'s resolve describes it')
-
-/** The OpenAPI operation of one tool, derived from its declaration alone. */
-function operationOf (tool: AnyTool, defaultTimeoutMs: number): { body: AnyTool['inputSchema'], response: Record<number, unknown> } & Record<string, unknown> {
-  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
-  const flags = [tool.isReadOnly ? 'read-only' : 'changes state', tool.isConcurrencySafe ? 'concurrency-safe' : 'runs exclusively in its session']
-  return {
-    operationId: tool.id,
-    summary: summaryOf(tool),
-    description: `${tool.description}\n\n**${effectsText(tool)}** ${flags.join(', ')}; timeout ${timeoutMs === Infinity ? 'none (interactive)' : `${timeoutMs} ms`}.`,
-    tags: [tool.kind],
-    security: SECURITY,
-    body: tool.inputSchema,
-    response: { 200: okResponseOf(tool), 202: ApprovalSchema.describe('Nothing ran: the call waits for a person\'s approval (`Location`: the approval). Re-send it with `Approval-Id` once approved.'), ...problemResponses(CALL_STATUSES) },
-    'x-effects': [...tool.effects],
-    'x-read-only': tool.isReadOnly,
-    'x-concurrency-safe': tool.isConcurrencySafe,
-    'x-timeout-ms': timeoutMs === Infinity ? null : timeoutMs,
-  }
 }

@@ -40,14 +40,37 @@ export interface McpCallFacts {
   readonly requestId?: string | number
 }
 
-export function callTracer (tracing: Tracing, tools: readonly AnyTool[]): CallTracer {
-  const attributes = new Map<string, ToolSpanAttributes>(tools.map(tool => [tool.id, toolSpanAttributes(tool)]))
+export function callTracer (tracing: Tracing): CallTracer {
+  // Per declaration, made at its first call: a replaced tool gets its own, a removed one's goes with it.
+  const attributes = new WeakMap<AnyTool, ToolSpanAttributes>()
+  const attributesOf = (tool: AnyTool): ToolSpanAttributes => {
+    let made = attributes.get(tool)
+    if (made === undefined) {
+      made = toolSpanAttributes(tool)
+      attributes.set(tool, made)
+    }
+    return made
+  }
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    const span = new CallSpan(tracing.tracer, tool, attributes.get(tool.id) ?? toolSpanAttributes(tool), parent)
+    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent)
     if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
+    else if (carrier === undefined) nameToolRoute(request, tool)
     return span
   }
+}
+
+/**
+ * One route serves every tool (`POST /tools/:id`); the server span names the tool's own
+ * operation, as the document has it (`POST /tools/get_weather`): the ids are the catalog's, a
+ * bounded set, never what a caller sent (an unknown id never reaches here).
+ */
+function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
+  const server = request.opentelemetry().span
+  if (server === null || request.routeOptions.url === undefined) return
+  const route = request.routeOptions.url.replace(':id', tool.id)
+  server.updateName(`${request.method} ${route}`)
+  server.setAttribute('http.route', route)
 }
 
 /** The request span when `@fastify/otel` made one, else whatever the caller's headers carry. */

@@ -28,7 +28,7 @@ export async function resolve (specifier, context, nextResolve) {
 }
 
 export async function load (url, context, nextLoad) {
-  if (!url.startsWith('file:') || !TS.test(url)) return await nextLoad(url, context)
+  if (!url.startsWith('file:') || !TS.test(new URL(url).pathname)) return await nextLoad(url, context)
   const path = fileURLToPath(url)
   const { code } = await transform(await readFile(path, 'utf8'), {
     loader: 'ts', format: 'esm', target: 'node20', sourcefile: path, sourcemap: 'inline',

@@ -4,14 +4,13 @@ import type { CallRecord } from './call-record.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './options.js'
 import { defineTool } from './define-tool.js'
 import { InFlightCalls } from './in-flight.js'
-import { ToolDefinitionError } from './errors.js'
 import { invoke } from './pipeline.js'
 import type { ApprovalRule, Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 import { MemoryIdempotencyStore } from './idempotency/memory-store.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler, type SlotScheduler } from './scheduler.js'
-import { isActive } from './steps/gates.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration, type TraceContext } from './tool.js'
+import { changeBetween, ToolSet, type ToolSetChange } from './tool-set.js'
 
 export interface CatalogOptions {
   readonly core?: CoreOptionsInput
@@ -54,6 +53,12 @@ export interface BindOptions<App> {
   readonly trace?: TraceContext
 }
 
+/** What `install` changed: the ids, and both sets. */
+export interface CatalogChange<App = unknown> extends ToolSetChange {
+  readonly before: ToolSet<App>
+  readonly after: ToolSet<App>
+}
+
 export interface Invoker {
   invoke<T = unknown> (request: InvokeRequest): Promise<InvokeResult<T>>
 }
@@ -74,27 +79,20 @@ export interface Invoker {
  * const { value } = await tools.invoke({ toolId: 'get_status', input: {} })
  */
 export class ToolCatalog<App = unknown> {
-  readonly tools: readonly AnyTool<App>[]
   readonly options: CoreOptions
-  readonly #byId: Map<string, AnyTool<App>>
-  readonly #env: PipelineEnv
+  /** What every set shares: schedulers, stores, approvals, in-flight bookkeeping. */
+  readonly #shared: Omit<PipelineEnv, 'tools'>
+  /** The set serving now, with the pipeline environment its calls run in. */
+  #current: { readonly set: ToolSet<App>, readonly env: PipelineEnv }
+  readonly #listeners: Array<(change: CatalogChange<App>) => void> = []
   readonly #inFlight = new InFlightCalls()
   #drained: (() => void) | undefined
   #closing = false
 
   constructor (tools: readonly AnyTool<App>[], options: CatalogOptions = {}) {
-    this.tools = Object.freeze([...tools])
-    this.#byId = new Map()
-    for (const tool of tools) {
-      if (this.#byId.has(tool.id)) {
-        const first = this.#byId.get(tool.id)!
-        throw new ToolDefinitionError(tool.id, 'id', `is declared twice${first.source === undefined ? '' : ` (first in ${first.source})`}`, tool.source)
-      }
-      this.#byId.set(tool.id, tool)
-    }
+    const set = new ToolSet(tools, 1)
     this.options = CoreOptionsSchema.parse(options.core ?? {})
-    this.#env = {
-      tools: this.#byId,
+    this.#shared = {
       scheduler: options.schedulers?.domains ?? new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
       toolScheduler: options.schedulers?.tools ?? new Scheduler({ maxQueuePerDomain: 0 }),
       options: this.options,
@@ -111,28 +109,71 @@ export class ToolCatalog<App = unknown> {
       },
       approvals: new Approvals(options.approvals),
     }
+    this.#current = { set, env: { ...this.#shared, tools: set.byId } }
+  }
+
+  /** The set serving now: read it once per request to see one version of the catalog throughout. */
+  get current (): ToolSet<App> {
+    return this.#current.set
+  }
+
+  get tools (): readonly AnyTool<App>[] {
+    return this.#current.set.tools
   }
 
   ids (): string[] {
-    return this.tools.map(tool => tool.id)
+    return this.#current.set.ids()
   }
 
   get (id: string): AnyTool<App> | undefined {
-    return this.#byId.get(id)
+    return this.#current.set.get(id)
   }
 
   /** The tools offered to `app`, in declaration order (inactive ones are invisible). */
   active (app: App): AnyTool<App>[] {
-    return this.tools.filter(tool => tool.active === undefined || isActive(tool, app))
+    return this.#current.set.active(app)
+  }
+
+  /**
+   * A set to install later with `install`, numbered after the one serving now. Throws
+   * `ToolDefinitionError` for a duplicate id; the catalog is untouched either way.
+   */
+  prepare (tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>): ToolSet<App> { // eslint-disable-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+    return new ToolSet(tools.map(definedTool), this.#current.set.version + 1)
+  }
+
+  /**
+   * Serve `set` from now on, in one step: a call that started before keeps its own set (its
+   * declaration, schemas, timeout and rules) to its end; every call after sees the new one.
+   * The state calls share (schedulers, idempotency records, approvals) is the catalog's and
+   * stays. Listeners hear of the change after the swap.
+   */
+  install (set: ToolSet<App>): CatalogChange<App> {
+    const before = this.#current.set
+    if (set.version <= before.version) throw new RangeError(`tool set ${set.version} is older than the serving one (${before.version}): prepare it again`)
+    this.#current = { set, env: { ...this.#shared, tools: set.byId } }
+    const change = { ...changeBetween(before, set), before, after: set }
+    for (const listener of this.#listeners) listener(change)
+    return change
+  }
+
+  /** `install(prepare(tools))`: replace every tool at once. */
+  replace (tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>): CatalogChange<App> { // eslint-disable-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+    return this.install(this.prepare(tools))
+  }
+
+  /** Hear of every installed set (metrics, documents, listings that keep per-tool state). */
+  onChange (listener: (change: CatalogChange<App>) => void): void {
+    this.#listeners.push(listener)
   }
 
   /** The approvals of this catalog's calls: list, read and decide them (any adapter). */
   get approvals (): Approvals {
-    return this.#env.approvals
+    return this.#shared.approvals
   }
 
   get scheduler (): SlotScheduler {
-    return this.#env.scheduler
+    return this.#shared.scheduler
   }
 
   get closing (): boolean {
@@ -146,15 +187,15 @@ export class ToolCatalog<App = unknown> {
   /** Bind one caller's context; the invoker runs every call through the full pipeline. */
   bind (options: BindOptions<App>): Invoker {
     const binding = bindingOf(options)
-    const env = this.#env
+    // Each call runs in the set serving when it starts: a bound invoker follows replacements.
     return {
-      invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => invoke(env, binding, request) as Promise<InvokeResult<T>>,
+      invoke: <T>(request: InvokeRequest): Promise<InvokeResult<T>> => invoke(this.#current.env, binding, request) as Promise<InvokeResult<T>>,
     }
   }
 
   /** One call with its own context: `bind(options).invoke(request)` without the invoker. */
   invokeWith<T = unknown> (options: BindOptions<App>, request: InvokeRequest): Promise<InvokeResult<T>> {
-    return invoke(this.#env, bindingOf(options), request) as Promise<InvokeResult<T>>
+    return invoke(this.#current.env, bindingOf(options), request) as Promise<InvokeResult<T>>
   }
 
   /**
@@ -202,5 +243,9 @@ export function defineToolCatalog<App = unknown> (
   tools: ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>,
   options?: CatalogOptions,
 ): ToolCatalog<App> {
-  return new ToolCatalog(tools.map(tool => (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration))) as AnyTool<App>[], options)
+  return new ToolCatalog(tools.map(definedTool), options)
+}
+
+function definedTool<App> (tool: AnyTool<App> | ToolDeclaration<any, any, App>): AnyTool<App> { // eslint-disable-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+  return (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration)) as AnyTool<App>
 }

@@ -1,6 +1,8 @@
 import { readdir } from 'node:fs/promises'
 import { extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { helpersFingerprint, versionedUrl } from './module-versions.js'
+import { registerToolHooks } from './tool-hooks.js'
 import { defineTool } from '../core/define-tool.js'
 import { ToolDefinitionError } from '../core/errors.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from '../core/tool.js'
@@ -17,7 +19,9 @@ export class ToolLoadError extends Error {
 /**
  * Load every tool module at the top level of `dir` (sub-folders hold helpers and are not
  * read), in file-name order so the catalog order is stable. A module's default export is one
- * tool or an array of tools, each a `defineTool` result or a plain declaration.
+ * tool or an array of tools, each a `defineTool` result or a plain declaration. Loading the
+ * same folder again gives the same declarations for the modules that did not change, and
+ * fresh ones for those that did (a reload).
  */
 export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
   const root = resolve(dir)
@@ -31,15 +35,25 @@ export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
     .filter(entry => entry.isFile() && MODULE_EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.d.ts') && !entry.name.includes('.test.'))
     .map(entry => join(root, entry.name))
     .sort()
+  const helpers = helpersFingerprint(root)
   const tools: AnyTool[] = []
-  for (const file of files) tools.push(...await loadToolModule(file))
+  for (const file of files) {
+    const { url, freshHelpers } = versionedUrl(file, root, helpers)
+    // Changed helpers are reached through the module hooks only (see versionedUrl).
+    if (freshHelpers) registerToolHooks()
+    tools.push(...await loadToolModule(file, url))
+  }
   return tools
 }
 
-export async function loadToolModule (file: string): Promise<AnyTool[]> {
+/**
+ * Import one tool module and define its tools. `url` is what to import it by (default: the
+ * file's own URL); `loadToolsFromDir` passes a versioned one, so a folder can be loaded again.
+ */
+export async function loadToolModule (file: string, url = pathToFileURL(file).href): Promise<AnyTool[]> {
   let module: { default?: unknown }
   try {
-    module = await import(pathToFileURL(file).href) as { default?: unknown }
+    module = await import(url) as { default?: unknown }
   } catch (error) {
     throw new ToolLoadError(file, `import failed: ${(error as Error).message ?? String(error)}`, { cause: error })
   }

@@ -8,9 +8,13 @@
  * - A `.js` specifier that names a `.ts` file resolves to it, and `.ts` files are stripped to
  *   JavaScript by esbuild: a user's tools may be TypeScript. The gateway itself is compiled
  *   JavaScript and is never transpiled here.
+ * - A module imported with a helpers fingerprint (a reload after a helper changed, see
+ *   `module-versions.ts`) passes it on to what it imports from its tools folder, so every
+ *   helper is the new one.
  */
 import { readFile } from 'node:fs/promises'
 import type { InitializeHook, LoadHook, ResolveHook } from 'node:module'
+import { sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export interface ToolHooksData {
@@ -27,6 +31,29 @@ export const initialize: InitializeHook<ToolHooksData> = data => {
 }
 
 export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
+  const resolved = await resolveShared(specifier, context, nextResolve)
+  return withHelpersVersion(resolved, context.parentURL)
+}
+
+const HELPERS_PARAM = 'toolgate-helpers'
+const ROOT_PARAM = 'toolgate-root'
+
+/** The parent's helpers fingerprint on a file of the same tools folder (node_modules aside). */
+function withHelpersVersion (resolved: Awaited<ReturnType<ResolveHook>>, parentURL: string | undefined): Awaited<ReturnType<ResolveHook>> {
+  if (parentURL === undefined || !parentURL.includes(HELPERS_PARAM) || !resolved.url.startsWith('file:')) return resolved
+  const parent = new URL(parentURL)
+  const helpers = parent.searchParams.get(HELPERS_PARAM)
+  const root = parent.searchParams.get(ROOT_PARAM)
+  if (helpers === null || root === null) return resolved
+  const url = new URL(resolved.url)
+  const path = fileURLToPath(url)
+  if (!path.startsWith(root + sep) || path.slice(root.length).includes(`${sep}node_modules${sep}`) || url.search !== '') return resolved
+  url.searchParams.set(HELPERS_PARAM, helpers)
+  url.searchParams.set(ROOT_PARAM, root)
+  return { ...resolved, url: url.href }
+}
+
+const resolveShared: ResolveHook = async (specifier, context, nextResolve) => {
   try {
     return await nextResolve(specifier, context)
   } catch (error) {
@@ -39,7 +66,7 @@ export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
 }
 
 export const load: LoadHook = async (url, context, nextLoad) => {
-  if (!url.startsWith('file:') || !TYPESCRIPT.test(url) || url.includes('/node_modules/')) return await nextLoad(url, context)
+  if (!url.startsWith('file:') || !TYPESCRIPT.test(new URL(url).pathname) || url.includes('/node_modules/')) return await nextLoad(url, context)
   const path = fileURLToPath(url)
   // Loaded only when a .ts tool is: a folder of .js tools never starts esbuild.
   const { transform } = await import('esbuild')

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { httpTools } from '../fixtures/http-tools.js'
+import { httpTools, runs } from '../fixtures/http-tools.js'
 import { createGate } from '../fixtures/metrics-tools.js'
 import { auth, KEYS, testApp } from '../http/helpers.js'
 import { sample, scrape } from './scrape.js'
@@ -32,8 +32,10 @@ describe('calls in flight', () => {
 
   it('a call that fails (here a timeout) leaves the gauge at 0 too', async () => {
     const app = await testApp({}, httpTools)
+    const before = runs.get('hang') ?? 0
     const call = app.inject({ method: 'POST', url: '/tools/hang', headers: auth(KEYS.admin), payload: {} })
-    await sleep(50)
+    // Running (not a fixed sleep, which a slow first request outlasts): its 150 ms timeout is pending.
+    await until(() => (runs.get('hang') ?? 0) > before)
     expect(sample(await scrape(app), 'toolgate_tool_calls_in_flight', HANG)).toBe(1)
     expect((await call).statusCode).toBe(504)
     expect(sample(await scrape(app), 'toolgate_tool_calls_in_flight', HANG)).toBe(0)

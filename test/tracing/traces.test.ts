@@ -141,7 +141,7 @@ describe('tool call spans', () => {
 
 describe('another transport\'s trace context', () => {
   it('a W3C carrier from the transport (MCP _meta) is the parent instead of the HTTP request', async () => {
-    const openSpan = callTracer(tracing, httpTools)
+    const openSpan = callTracer(tracing)
     const fromMeta = openSpan(httpTools[0]!, {} as FastifyRequest, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' })
     fromMeta.span.end()
     await tracing.provider.forceFlush() // exported now, so later tests do not take it for theirs

@@ -43,7 +43,19 @@ export function nameMapOf (format: SpecFormat, tools: readonly AnyTool[]): NameM
   return { toName, toId }
 }
 
-/** Every provider's map, built at start-up: a collision stops the gateway with the message above. */
+/** Every provider's map: a collision stops the gateway (or refuses a replacement) with the message above. */
 export function nameMapsOf (tools: readonly AnyTool[]): ReadonlyMap<SpecFormat, NameMap> {
   return new Map(SPEC_FORMATS.map(format => [format, nameMapOf(format, tools)]))
+}
+
+const bySet = new WeakMap<object, ReadonlyMap<SpecFormat, NameMap>>()
+
+/** The maps of one catalog version (a `ToolSet`), built at its first use and kept while it lives. */
+export function nameMapsFor (set: { readonly tools: readonly AnyTool[] }): ReadonlyMap<SpecFormat, NameMap> {
+  let maps = bySet.get(set)
+  if (maps === undefined) {
+    maps = nameMapsOf(set.tools)
+    bySet.set(set, maps)
+  }
+  return maps
 }

@@ -17,6 +17,8 @@ interface Series {
 export class ApprovalMetrics {
   readonly families: ReadonlyArray<CounterFamily | GaugeFamily>
   readonly #tools = new Map<string, Series>()
+  readonly #requested: CounterFamily
+  readonly #decided: CounterFamily
   /** Pending approvals as last counted (the store may be remote, a scrape must not wait on it). */
   pending = 0
 
@@ -26,11 +28,19 @@ export class ApprovalMetrics {
     const pending = new GaugeFamily('toolgate_approvals_pending', 'Approvals waiting for a decision now', () => this.pending)
     pending.child({})
     this.families = [requested, decided, pending]
+    this.#requested = requested
+    this.#decided = decided
+    this.track(tools)
+  }
+
+  /** Series for the tools of a (new) catalog; an id keeps counting under its current labels. */
+  track (tools: readonly AnyTool[]): void {
     for (const tool of tools) {
       const labels = { tool: tool.id, kind: tool.kind, effects: tool.effectsLabel }
+      // Families keep one child per label set, so a tool that did not change gets its own back.
       this.#tools.set(tool.id, {
-        requested: requested.child(labels),
-        decided: new Map(DECISIONS.map(decision => [decision, decided.child({ ...labels, decision })] as const)),
+        requested: this.#requested.child(labels),
+        decided: new Map(DECISIONS.map(decision => [decision, this.#decided.child({ ...labels, decision })] as const)),
       })
     }
   }

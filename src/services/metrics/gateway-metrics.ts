@@ -60,6 +60,11 @@ export class GatewayMetrics {
   /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
   readonly #byTransport = new Map<string, ToolSeries>()
   readonly #auditDropped: CounterChild | undefined
+  readonly #inFlight: GaugeFamily
+  readonly #queueWait: HistogramFamily
+  readonly #replays: CounterFamily
+  readonly #reloads: ReadonlyMap<'ok' | 'failed', CounterChild>
+  #catalogTools = 0
 
   constructor (tools: readonly AnyTool[], options: GatewayMetricsOptions = {}) {
     const calls = new CounterFamily('toolgate_tool_calls_total', 'Tool calls by tool, declared effects and outcome')
@@ -68,10 +73,17 @@ export class GatewayMetrics {
     const inFlight = new GaugeFamily('toolgate_tool_calls_in_flight', 'Tool calls started and not yet settled (queued or executing)')
     const queueWait = new HistogramFamily('toolgate_tool_queue_wait_seconds', 'Time a call waited for a concurrency slot, for calls that got one', QUEUE_WAIT_BUCKETS)
     const replays = new CounterFamily('toolgate_idempotent_replays_total', 'Calls answered with the stored result of an earlier call with the same idempotency key')
+    this.#inFlight = inFlight
+    this.#queueWait = queueWait
+    this.#replays = replays
     const authFailures = new CounterFamily('toolgate_auth_failures_total', 'Failed authentications by reason')
+    const reloads = new CounterFamily('toolgate_catalog_replacements_total', 'Replacements of the served tools (reloads of the tools folder, SIGHUP, the embedding API) by outcome; a failed one left the serving tools as they were')
+    this.#reloads = new Map((['ok', 'failed'] as const).map(outcome => [outcome, reloads.child({ outcome })] as const))
+    const catalogTools = new GaugeFamily('toolgate_catalog_tools', 'Tools in the catalog serving now', () => this.#catalogTools)
+    catalogTools.child({})
     const queueLength = new GaugeFamily('toolgate_queue_length', 'Calls waiting for a concurrency slot, over all sessions', () => options.queued?.() ?? 0)
     queueLength.child({})
-    const families: Array<CounterFamily | GaugeFamily | HistogramFamily> = [calls, this.#duration, inFlight, queueWait, replays, authFailures, queueLength]
+    const families: Array<CounterFamily | GaugeFamily | HistogramFamily> = [calls, this.#duration, inFlight, queueWait, replays, authFailures, queueLength, reloads, catalogTools]
     if (options.version !== undefined) {
       const buildInfo = new GaugeFamily('toolgate_build_info', 'The running toolgate version (always 1)')
       buildInfo.child({ version: options.version }).set(1)
@@ -84,20 +96,37 @@ export class GatewayMetrics {
     }
     this.#families = families
 
+    this.track(tools)
+    this.#authFailures = new Map(AUTH_FAILURE_REASONS.map(reason => [reason, authFailures.child({ reason })]))
+  }
+
+  /**
+   * Series for every tool of a (new) catalog: a tool that is new, or whose kind or effects
+   * changed, gets its own; series of tools that left stay, at their last values. Series are
+   * bounded by the tools (and label sets) that ever served, never by what callers send.
+   */
+  track (tools: readonly AnyTool[]): void {
+    this.#catalogTools = tools.length
     for (const tool of tools) {
+      const known = this.#tools.get(tool.id)?.labels
+      if (known !== undefined && known.kind === tool.kind && known.effects === tool.effectsLabel) continue
       const labels = { tool: tool.id, kind: tool.kind, effects: tool.effectsLabel }
       // Every outcome's counter exists at 0, so increase() sees a tool's first failure; the
       // ok histogram too. Other outcomes' histograms appear at their first call (bounded).
       this.#tools.set(tool.id, {
-        calls: new Map(OUTCOMES.map(outcome => [outcome, calls.child({ ...labels, outcome })] as const)),
+        calls: new Map(OUTCOMES.map(outcome => [outcome, this.#calls.child({ ...labels, outcome })] as const)),
         duration: new Map([['ok', this.#duration.child({ ...labels, outcome: 'ok' })]]),
         labels,
-        inFlight: inFlight.child(labels),
-        queueWait: queueWait.child(labels),
-        replays: replays.child(labels),
+        inFlight: this.#inFlight.child(labels),
+        queueWait: this.#queueWait.child(labels),
+        replays: this.#replays.child(labels),
       })
     }
-    this.#authFailures = new Map(AUTH_FAILURE_REASONS.map(reason => [reason, authFailures.child({ reason })]))
+  }
+
+  /** Count one replacement of the served tools. */
+  catalogReplaced (outcome: 'ok' | 'failed'): void {
+    this.#reloads.get(outcome)!.inc()
   }
 
   /** The whole exposition: the gateway's series, then the process's (prom-client). */
@@ -158,7 +187,7 @@ export class GatewayMetrics {
    * The transport is named by the gateway's own code (a closed set), never by a caller.
    */
   #transportSeries (rest: ToolSeries, transport: string): ToolSeries {
-    const key = `${transport}/${rest.labels.tool}`
+    const key = `${transport}/${rest.labels.tool}/${rest.labels.kind}/${rest.labels.effects}`
     let series = this.#byTransport.get(key)
     if (series === undefined) {
       const labels = { ...rest.labels, transport }

@@ -1,0 +1,104 @@
+import swagger from '@fastify/swagger'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import type { AnyTool, GatewayApp, ToolSet } from '../src/index.js'
+import { DocumentViews } from '../src/services/document-views.js'
+import { swaggerSettings } from './openapi.js'
+import { operationOf } from './tool-operation.js'
+import { ANY_ROUTE_STATUSES } from './problem.js'
+import { documentStatuses } from './schemas.js'
+
+type Document = Record<string, unknown>
+interface ToolPart { readonly paths: Document, readonly schemas: Document }
+
+/** Tools per generator instance: the event loop gets a turn between chunks (a thousand tools take most of a second). */
+const CHUNK = 100
+const TOOL_PATH = /\/tools\/([a-z][a-z0-9_]{0,63})$/
+
+export interface ToolDocumentsOptions {
+  /** The gateway's own routes, as `app.swagger()` generates them (read once it is ready). */
+  readonly gateway: () => Document
+  readonly version: string
+  /** The prefix the gateway's routes are served under ('' standalone). */
+  readonly prefix: string
+  readonly defaultTimeoutMs: number
+}
+
+/**
+ * The OpenAPI document of each catalog version: the gateway's routes (generated once, with the
+ * app) and the tools' operations, generated for every set, before it is installed, by the same
+ * `@fastify/swagger` transform a route would get. A set's document and its per-caller views
+ * live as long as the set does.
+ */
+export class ToolDocuments {
+  readonly #options: ToolDocumentsOptions
+  readonly #views = new WeakMap<ToolSet<GatewayApp>, DocumentViews>()
+
+  constructor (options: ToolDocumentsOptions) {
+    this.#options = options
+  }
+
+  /** Generate the document of `set`, yielding to the event loop between chunks of tools. */
+  async prepare (set: ToolSet<GatewayApp>): Promise<void> {
+    if (this.#views.has(set)) return
+    const parts: ToolPart[] = []
+    for (let start = 0; start < set.tools.length; start += CHUNK) {
+      parts.push(await this.#generate(set.tools.slice(start, start + CHUNK)))
+      await yieldToLoop()
+    }
+    this.#views.set(set, this.#viewsOf(set, parts))
+  }
+
+  /** The views of a prepared set (see `prepare`). */
+  views (set: ToolSet<GatewayApp>): DocumentViews {
+    const views = this.#views.get(set)
+    if (views === undefined) throw new Error(`the document of tool set ${set.version} was not prepared`)
+    return views
+  }
+
+  #viewsOf (set: ToolSet<GatewayApp>, parts: readonly ToolPart[]): DocumentViews {
+    const gateway = this.#options.gateway()
+    const components = (gateway.components ?? {}) as { schemas?: Document }
+    const schemas = Object.assign({}, components.schemas, ...parts.map(part => part.schemas)) as Document
+    const toolPaths = Object.assign({}, ...parts.map(part => part.paths)) as Document
+    const document = { ...gateway, paths: withToolPaths(gateway.paths as Document, toolPaths, this.#options.prefix), components: { ...components, schemas } }
+    return new DocumentViews(() => document, path => {
+      const match = TOOL_PATH.exec(path)
+      return match !== null && set.byId.has(match[1]!) ? match[1] : undefined
+    })
+  }
+
+  async #generate (tools: readonly AnyTool<GatewayApp>[]): Promise<ToolPart> {
+    const generator: FastifyInstance = Fastify({ logger: false })
+    // Nothing is ever validated or sent here: the routes exist only to be described.
+    generator.setValidatorCompiler(() => () => true)
+    generator.setSerializerCompiler(() => data => JSON.stringify(data))
+    await generator.register(swagger, swaggerSettings(this.#options.version))
+    // Documented as the gateway's own routes are (problem.ts).
+    generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
+    for (const tool of tools) generator.post(`${this.#options.prefix}/tools/${tool.id}`, { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
+    await generator.ready()
+    try {
+      const document = generator.swagger() as unknown as Document
+      return { paths: (document.paths ?? {}) as Document, schemas: ((document.components as { schemas?: Document } | undefined)?.schemas ?? {}) }
+    } finally {
+      await generator.close()
+    }
+  }
+}
+
+async function unreachable (): Promise<never> {
+  throw new Error('the document generator serves no request')
+}
+
+/** The tools' paths where their routes stood: right after `GET /tools/{id}` (else at the end). */
+function withToolPaths (gateway: Document, tools: Document, prefix: string): Document {
+  const after = `${prefix}/tools/{id}`
+  if (!(after in gateway)) return { ...gateway, ...tools }
+  const paths: Document = {}
+  for (const [path, item] of Object.entries(gateway)) {
+    paths[path] = item
+    if (path === after) Object.assign(paths, tools)
+  }
+  return paths
+}

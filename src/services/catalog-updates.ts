@@ -1,0 +1,105 @@
+import type { ToolCatalog } from '../core/catalog.js'
+import type { AnyTool, ToolDeclaration } from '../core/tool.js'
+import type { ToolSet } from '../core/tool-set.js'
+import { isEmptyChange } from '../core/tool-set.js'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
+type Declarations<App> = ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>
+
+/** What a replacement did: the new version, the ids it added, changed and removed. */
+export interface ToolReplacement {
+  readonly version: number
+  readonly added: readonly string[]
+  readonly changed: readonly string[]
+  readonly removed: readonly string[]
+  /** Tools serving now. */
+  readonly tools: number
+  readonly durationMs: number
+}
+
+/**
+ * A replacement that was refused: the catalog that was serving still serves. `cause` is what
+ * was wrong (a `ToolLoadError` naming the file, a `ToolDefinitionError` naming the tool, its
+ * file and the field, ...).
+ */
+export class ToolReplacementError extends Error {
+  constructor (readonly serving: { readonly version: number, readonly tools: number }, cause: unknown) {
+    super(`the tools were not replaced (still serving version ${serving.version}, ${serving.tools} tools): ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'ToolReplacementError'
+  }
+}
+
+interface Log {
+  info (object: object, message: string): void
+  error (object: object, message: string): void
+}
+
+export interface CatalogUpdatesOptions<App> {
+  readonly catalog: ToolCatalog<App>
+  /** The gateway's own rules about a set, before it serves: throws to refuse it. */
+  readonly check?: (set: ToolSet<App>) => void
+  /** What a set needs before it serves (its OpenAPI document), off the request path. */
+  readonly prepare?: (set: ToolSet<App>) => Promise<void>
+  readonly log: Log
+  /** Told of every replacement tried, for the metrics. */
+  readonly onOutcome?: (outcome: 'ok' | 'failed', tools: number) => void
+}
+
+/**
+ * Replacements of a gateway's tools, one at a time: load (or take) the new tools, check and
+ * prepare the set while the old one serves, then swap in one step. Anything that goes wrong
+ * before the swap refuses the replacement whole, and the serving catalog is untouched.
+ */
+export class CatalogUpdates<App> {
+  readonly #options: CatalogUpdatesOptions<App>
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor (options: CatalogUpdatesOptions<App>) {
+    this.#options = options
+  }
+
+  /**
+   * Replace every tool with what `load` gives (an array, or a function that loads one, such
+   * as a tools folder). Resolves with what changed; rejects with a `ToolReplacementError`.
+   * Replacements queue: each starts once the one before it has finished.
+   */
+  replace (load: Declarations<App> | (() => Promise<Declarations<App>>), origin: string): Promise<ToolReplacement> {
+    const next = this.#queue.then(async () => await this.#replace(load, origin))
+    this.#queue = next.catch(() => undefined)
+    return next
+  }
+
+  async #replace (load: Declarations<App> | (() => Promise<Declarations<App>>), origin: string): Promise<ToolReplacement> {
+    const { catalog, log } = this.#options
+    const started = performance.now()
+    let set: ToolSet<App>
+    try {
+      const tools = typeof load === 'function' ? await load() : load
+      set = catalog.prepare(tools)
+      this.#options.check?.(set)
+      await this.#options.prepare?.(set)
+    } catch (error) {
+      const serving = { version: catalog.current.version, tools: catalog.current.tools.length }
+      const refused = new ToolReplacementError(serving, error)
+      this.#options.onOutcome?.('failed', serving.tools)
+      log.error({ err: error, origin, ...where(error), serving: serving.version }, refused.message)
+      throw refused
+    }
+    const change = catalog.install(set)
+    const replacement = { version: set.version, added: change.added, changed: change.changed, removed: change.removed, tools: set.tools.length, durationMs: Math.round((performance.now() - started) * 10) / 10 }
+    this.#options.onOutcome?.('ok', set.tools.length)
+    log.info({ origin, ...replacement }, isEmptyChange(change) ? 'tools reloaded: nothing changed' : 'tools replaced')
+    return replacement
+  }
+}
+
+/** The file, tool and field a load or definition error names, for the log line. */
+function where (error: unknown): Record<string, string> {
+  const fields = error as { file?: unknown, source?: unknown, toolId?: unknown, field?: unknown }
+  const out: Record<string, string> = {}
+  if (typeof fields.file === 'string') out.file = fields.file
+  if (typeof fields.source === 'string') out.file = fields.source
+  if (typeof fields.toolId === 'string') out.tool = fields.toolId
+  if (typeof fields.field === 'string') out.field = fields.field
+  return out
+}
