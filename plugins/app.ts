@@ -8,7 +8,7 @@ import { frameworkError } from './problem.js'
 import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
-import type { Tracing } from '../src/services/tracing/setup.js'
+import type { Tracing } from '../src/services/tracing/types.js'
 import { traceIdsOfActiveSpan } from '../src/services/tracing/active-span.js'
 
 export { VERSION } from '../src/services/version.js'

@@ -31,7 +31,7 @@ import { approvalOptionsOf } from '../src/services/approvals/options.js'
 import { compileApprovalRules } from '../src/services/approvals/rules.js'
 import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
-import type { Tracing } from '../src/services/tracing/setup.js'
+import type { Tracing } from '../src/services/tracing/types.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
 import { activeSpanIds } from '../src/services/tracing/active-span.js'
 

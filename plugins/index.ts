@@ -14,4 +14,5 @@ export { prepareToolsDir, registerToolHooks } from '../src/services/tool-hooks.j
 export { hashApiKey } from '../src/services/auth/api-keys.js'
 export { VERSION } from '../src/services/version.js'
 export { createRedisClient } from '../src/services/redis/client.js'
-export { tracingFromEnv, type Tracing } from '../src/services/tracing/setup.js'
+export { tracingFromEnv } from '../src/services/tracing/setup.js'
+export type { Tracing } from '../src/services/tracing/types.js'

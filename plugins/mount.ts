@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { defineTool, isDefinedTool, type AnyTool, type ToolDeclaration } from '../src/index.js'
 import { ConfigError, parseConfig, type ConfigInput } from '../src/services/config.js'
 import { registerGateway } from './gateway.js'
-import type { Tracing } from '../src/services/tracing/setup.js'
+import type { Tracing } from '../src/services/tracing/types.js'
 
 export interface ToolgatePluginOptions {
   /** The tools to serve: `defineTool` results or plain declarations. */

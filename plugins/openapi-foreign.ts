@@ -1,4 +1,5 @@
-import { isZodSchema, toJsonSchema, type JsonSchema, type SchemaIo, type ToolSchema } from '../src/core/schema.js'
+import type { JsonSchema, SchemaIo } from '../src/core/json-schema.js'
+import { isZodSchema, toJsonSchema, type ToolSchema } from '../src/core/schema.js'
 
 /*
  * The OpenAPI side of non-zod tool schemas (Standard Schema, defineSchema): their JSON Schema

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
-import { tracingFromEnv, type Tracing } from '../src/services/tracing/setup.js'
+import { tracingFromEnv } from '../src/services/tracing/setup.js'
+import type { Tracing } from '../src/services/tracing/types.js'
 
 export interface StartOptions {
   readonly config: Config

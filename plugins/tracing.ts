@@ -3,7 +3,7 @@ import { propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
-import type { Tracing } from '../src/services/tracing/setup.js'
+import type { Tracing } from '../src/services/tracing/types.js'
 
 /** Probes and scrapes: a span each would only bury the calls an operator looks for. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics'])

@@ -1,16 +1,5 @@
+import type { Outcome } from './outcome.js'
 import type { DebugStep, Effect } from './tool.js'
-
-/**
- * How a call ended, one value per pipeline result. These are the `outcome` metrics label
- * values, so they are a closed set: adding one is a deliberate change.
- */
-export const OUTCOMES = [
-  'ok', 'dry_run', 'replayed', 'approval_pending',
-  'invalid_input', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'rate_limited',
-  'unavailable', 'timeout', 'cancelled', 'unknown',
-  'tool_error', 'tool_failed', 'bad_definition', 'invalid_output', 'internal',
-] as const
-export type Outcome = (typeof OUTCOMES)[number]
 
 /** The empty list every record starts with and most keep: one frozen array, not one per call. */
 export const NONE: readonly never[] = Object.freeze([])

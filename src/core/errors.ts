@@ -1,4 +1,4 @@
-import type { Outcome } from './call-record.js'
+import type { Outcome } from './outcome.js'
 
 /**
  * The one catalogue of error codes. Every failure the gateway itself produces has a code here,

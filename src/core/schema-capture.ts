@@ -1,6 +1,6 @@
 import { problemOfAdapter } from './schema-adapter.js'
 import { guarded } from './schema-guard.js'
-import type { JsonSchema, SchemaIo } from './schema.js'
+import type { JsonSchema, SchemaIo } from './json-schema.js'
 import type { StandardSchemaV1, StandardSchemaWithJSON } from './standard-schema.js'
 
 /*

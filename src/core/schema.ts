@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { GatewayError, type InputIssue } from './errors.js'
 import { fromStandardIssue } from './input-issues.js'
+import type { JsonSchema, SchemaIo } from './json-schema.js'
 import { isThenable } from './thenable.js'
 import { capturedOf, captureStandard, TARGET } from './schema-capture.js'
 import { snapshotSchema } from './schema-snapshot.js'
@@ -24,9 +25,6 @@ export type SchemaInput<S> = S extends z.ZodType ? z.input<S> : S extends Standa
 
 /** What a defined tool holds: the zod copy, or a frozen Standard Schema over the captured validator and JSON Schemas. */
 export type SchemaSnapshot<S> = S extends z.ZodType ? S : StandardSchemaWithJSON<SchemaInput<S>, SchemaOutput<S>>
-
-export type JsonSchema = Record<string, unknown>
-export type SchemaIo = 'input' | 'output'
 
 /** One validation: the value, or every issue with its JSON pointer. */
 export type Parsed = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly issues: readonly InputIssue[] }

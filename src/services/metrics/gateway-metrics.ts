@@ -1,5 +1,6 @@
 import type { AuthFailureReason } from '../auth/challenge.js'
-import { OUTCOMES, type CallRecord, type Outcome } from '../../core/call-record.js'
+import type { CallRecord } from '../../core/call-record.js'
+import { OUTCOMES, type Outcome } from '../../core/outcome.js'
 import type { AnyTool } from '../../core/tool.js'
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterChild, type GaugeChild, type HistogramChild } from './families.js'
 import { processRegistry } from './process-metrics.js'

@@ -7,9 +7,9 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
-import type { Tracing } from './setup.js'
 import { VERSION } from '../version.js'
 import { samplerFromEnv } from './sampler.js'
+import type { Tracing } from './types.js'
 
 /** The provider, its exporter and the process-wide pieces: loaded only when tracing is on. */
 export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {

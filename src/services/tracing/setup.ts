@@ -1,13 +1,4 @@
-import type { Tracer } from '@opentelemetry/api'
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
-
-/** Tracing as the gateway uses it: one provider, its tracer, and a way to flush on close. */
-export interface Tracing {
-  readonly provider: NodeTracerProvider
-  readonly tracer: Tracer
-  /** Export what is buffered and stop. */
-  shutdown (): Promise<void>
-}
+import type { Tracing } from './types.js'
 
 /**
  * Tracing from the standard OpenTelemetry environment, or `undefined` (off) when no OTLP

@@ -1,0 +1,14 @@
+/*
+ * The `Tracing` shape on its own: `setup.ts` loads `provider.ts` (and with it the SDK) only when
+ * tracing is on, and the provider builds what setup returns, so both take the type from here.
+ */
+import type { Tracer } from '@opentelemetry/api'
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+
+/** Tracing as the gateway uses it: one provider, its tracer, and a way to flush on close. */
+export interface Tracing {
+  readonly provider: NodeTracerProvider
+  readonly tracer: Tracer
+  /** Export what is buffered and stop. */
+  shutdown (): Promise<void>
+}
