@@ -20,6 +20,8 @@ export interface BuildOptions {
   readonly logger?: (LoggerOptions & { readonly stream?: DestinationStream }) | false
   /** OpenTelemetry tracing (`tracingFromEnv`): spans, and trace ids on every log line. */
   readonly tracing?: Tracing
+  /** The folder `tools` came from, which `app.reloadTools()` loads again. */
+  readonly toolsDir?: string
 }
 
 /**
@@ -56,7 +58,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   // A plain property of the root instance, read through by every plugin scope made later.
   app.log = logger
-  await registerGateway(app, { config, tools: options.tools, tracing: options.tracing })
+  await registerGateway(app, { config, tools: options.tools, tracing: options.tracing, toolsDir: options.toolsDir })
   // Tool calls log their own line (tool-routes); every other request logs here, when info
   // lines are kept at all: a response hook costs every call, so none is added otherwise.
   if (logsInfo(config.logLevel)) {

@@ -15,6 +15,12 @@ export interface ToolgatePluginOptions {
   readonly config?: ConfigInput
   /** Trace the gateway's requests and calls (`tracingFromEnv(process.env)`); absent, nothing is traced. */
   readonly tracing?: Tracing
+  /**
+   * Handed the gateway's own (encapsulated) instance once it is registered: keep it to replace
+   * the tools while serving (`gateway.replaceTools(tools)`), read `gateway.catalog` or
+   * `gateway.openapiDocument()`.
+   */
+  readonly onGateway?: (gateway: FastifyInstance) => void
 }
 
 /**
@@ -22,11 +28,14 @@ export interface ToolgatePluginOptions {
  * and metric of the standalone gateway, under the prefix you register it with.
  *
  * @example
- * import Fastify from 'fastify'
+ * import Fastify, { type FastifyInstance } from 'fastify'
  * import { toolgate } from 'toolgate/server'
  * import tools from './my-tools.js'
  * const app = Fastify()
- * await app.register(toolgate, { tools, prefix: '/agent-tools', config: { apiKeys: [] , authDisabled: true } })
+ * let gateway: FastifyInstance | undefined
+ * await app.register(toolgate, { tools, prefix: '/agent-tools', config: { apiKeys: [] , authDisabled: true }, onGateway: g => { gateway = g } })
+ * // later, while serving: resolves with what changed, or rejects and the old tools stay
+ * await gateway!.replaceTools([...tools])
  */
 export async function toolgate (app: FastifyInstance, options: ToolgatePluginOptions): Promise<void> {
   const config = parseConfig(options.config ?? {})
@@ -36,4 +45,5 @@ export async function toolgate (app: FastifyInstance, options: ToolgatePluginOpt
   }
   const tools = options.tools.map(tool => (isDefinedTool(tool) ? tool : defineTool(tool as ToolDeclaration)))
   await registerGateway(app, { config, tools, tracing: options.tracing })
+  options.onGateway?.(app)
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
+import { coalesced, watchToolsDir } from '../src/services/tools-watch.js'
 import { tracingFromEnv } from '../src/services/tracing/setup.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 
@@ -12,6 +13,13 @@ export interface StartOptions {
   readonly handleSignals?: boolean
   /** Default: from the standard OpenTelemetry environment (`OTEL_EXPORTER_OTLP_ENDPOINT`, ...); off when it names no endpoint. */
   readonly tracing?: Tracing
+  /**
+   * The folder `tools` came from: `SIGHUP` reloads it (with `handleSignals`), and so does any
+   * change in it with `watch`. Absent, the tools change only through `app.replaceTools`.
+   */
+  readonly toolsDir?: string
+  /** Reload `toolsDir` when a file in it changes (default: `config.toolsWatch`, `TOOLS_WATCH`). */
+  readonly watch?: boolean
 }
 
 /**
@@ -25,7 +33,16 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     tools,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
     tracing: options.tracing ?? await tracingFromEnv(process.env),
+    toolsDir: options.toolsDir,
   })
+  // A refused reload is logged (and counted) where it is refused; here it only must not throw.
+  const reload = coalesced(async () => await app.reloadTools())
+  const { toolsDir } = options
+  if (toolsDir !== undefined && (options.watch ?? config.toolsWatch)) {
+    const watcher = watchToolsDir(toolsDir, reload)
+    app.addHook('onClose', async () => { watcher.close() })
+    app.log.info({ toolsDir }, 'watching the tools folder: a change reloads it')
+  }
   if (options.handleSignals !== false) {
     let stopping = false
     const stop = (signal: string): void => {
@@ -41,6 +58,11 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     }
     process.once('SIGTERM', () => { stop('SIGTERM') })
     process.once('SIGINT', () => { stop('SIGINT') })
+    if (toolsDir !== undefined) {
+      const onHangup = (): void => { if (!stopping) reload() }
+      process.on('SIGHUP', onHangup)
+      app.addHook('onClose', async () => { process.off('SIGHUP', onHangup) })
+    }
   }
   const address = await app.listen({ host: config.host, port: config.port })
   app.log.info({ address, tools: app.catalog.ids(), docs: `${address}/docs` }, 'toolgate listening')

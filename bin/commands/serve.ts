@@ -5,20 +5,29 @@ import { prepareToolsDir } from '../../src/services/tool-hooks.js'
 import { EXIT, toolsDirOf, type Command } from '../command.js'
 
 export const serve: Command = {
-  help: `usage: toolgate serve [TOOLS_DIR]
+  help: `usage: toolgate serve [--watch] [TOOLS_DIR]
 
 Serve every tool module (.ts, .js, .mts, .mjs) at the top level of TOOLS_DIR (default: the
 TOOLS_DIR setting, else ./tools) on HOST:PORT (default 127.0.0.1:3000). Every other setting
 comes from the environment and CONFIG_FILE, as described in the README. SIGTERM or SIGINT stops
 the gateway gracefully (SHUTDOWN_GRACE_MS).
 
+The tools can change while it serves: SIGHUP loads TOOLS_DIR again, and --watch (or
+TOOLS_WATCH=true) does so whenever a file in it is added, changed or removed. A reload that
+fails (a syntax error, a bad declaration, a duplicate id) is logged, naming the file and the
+field, and the tools that were serving go on serving. Calls in flight finish on the
+declaration they started with.
+
+  --watch     reload TOOLS_DIR when a file in it changes
+
 A tools folder with no node_modules of its own may import 'toolgate' and 'zod': they resolve to
 the gateway's own copies.`,
+  options: { watch: { type: 'boolean' } },
   async run (args) {
     const toolsDir = toolsDirOf(args)
     const config = loadConfig(process.env, toolsDir === undefined ? {} : { toolsDir })
     prepareToolsDir(config.toolsDir)
-    await startServer({ config, tools: await loadToolsFromDir(config.toolsDir) })
+    await startServer({ config, tools: await loadToolsFromDir(config.toolsDir), toolsDir: config.toolsDir, watch: args.values.watch === true || config.toolsWatch })
     return EXIT.ok
   },
 }

@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: intFromEnv(0, 65535).default(3000),
   toolsDir: z.string().min(1).default('./tools'),
+  /** `toolgate serve`: reload the tools folder whenever a file in it changes. */
+  toolsWatch: boolFromEnv.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   bodyLimit: intFromEnv(1, 64 * 1024 * 1024).default(1024 * 1024),
   maxResponseBytes: intFromEnv(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -142,7 +144,7 @@ export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
+  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',

@@ -62,14 +62,25 @@ export async function loadToolModule (file: string, url = pathToFileURL(file).hr
   const items = Array.isArray(exported) ? exported : [exported]
   if (items.length === 0) throw new ToolLoadError(file, 'its default export is an empty array')
   return items.map(item => {
-    if (isDefinedTool(item)) return item.source === undefined ? withSource(item, file) : item
-    try {
-      return defineTool(item as ToolDeclaration, { source: file })
-    } catch (error) {
-      if (error instanceof ToolDefinitionError) throw error
-      throw new ToolLoadError(file, (error as Error).message, { cause: error })
-    }
+    // A module loaded again (it did not change) exports the same objects: they give the same tools.
+    const known = item !== null && typeof item === 'object' ? defined.get(item) : undefined
+    if (known !== undefined) return known
+    const tool = toolOf(item, file)
+    if (item !== null && typeof item === 'object') defined.set(item, tool)
+    return tool
   })
+}
+
+const defined = new WeakMap<object, AnyTool>()
+
+function toolOf (item: unknown, file: string): AnyTool {
+  if (isDefinedTool(item)) return item.source === undefined ? withSource(item, file) : item
+  try {
+    return defineTool(item as ToolDeclaration, { source: file })
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw error
+    throw new ToolLoadError(file, (error as Error).message, { cause: error })
+  }
 }
 
 /** The same frozen tool, now naming its file; descriptors are copied so getters stay live. */
