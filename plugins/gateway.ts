@@ -129,11 +129,13 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       if (Object.hasOwn(config.toolLimits, id)) app.log.warn({ tool: id }, `toolLimits.${id} names a tool that is no longer served`)
     }
   })
+  let ready = false
   const updates = new CatalogUpdates({
     catalog,
     // The names each provider's export gives the tools: a collision refuses the set, as at start-up.
     check: set => { nameMapsFor(set) },
-    prepare: async set => { await documents.prepare(set) },
+    // Before the app is ready its document cannot be generated: onReady generates the set serving then.
+    prepare: async set => { if (ready) await documents.prepare(set) },
     log: app.log,
     onOutcome: outcome => { metrics.catalogReplaced(outcome) },
   })
@@ -156,7 +158,10 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
   // The document of the first set, before anything is served (after swagger's own onReady).
-  app.addHook('onReady', async () => { await documents.prepare(catalog.current) })
+  app.addHook('onReady', async () => {
+    await documents.prepare(catalog.current)
+    ready = true
+  })
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
   await app.register(healthRoutes, { catalog })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
