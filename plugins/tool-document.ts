@@ -9,10 +9,11 @@ import { ANY_ROUTE_STATUSES } from './problem.js'
 import { documentStatuses } from './schemas.js'
 
 type Document = Record<string, unknown>
-interface ToolPart { readonly paths: Document, readonly schemas: Document }
+/** One tool's operation, and the named schemas of the chunk it was generated in (a superset of its own). */
+interface ToolPart { readonly path: string, readonly item: unknown, readonly schemas: Document }
 
-/** Tools per generator instance: the event loop gets a turn between chunks (a thousand tools take most of a second). */
-const CHUNK = 100
+/** Tools per generator instance: the event loop gets a turn between chunks (a thousand tools take a second or more). */
+const CHUNK = 25
 const TOOL_PATH = /\/tools\/([a-z][a-z0-9_]{0,63})$/
 
 export interface ToolDocumentsOptions {
@@ -33,6 +34,8 @@ export interface ToolDocumentsOptions {
 export class ToolDocuments {
   readonly #options: ToolDocumentsOptions
   readonly #views = new WeakMap<ToolSet<GatewayApp>, DocumentViews>()
+  /** Per declaration: a reload regenerates only the operations of tools that changed. */
+  readonly #parts = new WeakMap<AnyTool<GatewayApp>, ToolPart>()
 
   constructor (options: ToolDocumentsOptions) {
     this.#options = options
@@ -41,12 +44,12 @@ export class ToolDocuments {
   /** Generate the document of `set`, yielding to the event loop between chunks of tools. */
   async prepare (set: ToolSet<GatewayApp>): Promise<void> {
     if (this.#views.has(set)) return
-    const parts: ToolPart[] = []
-    for (let start = 0; start < set.tools.length; start += CHUNK) {
-      parts.push(await this.#generate(set.tools.slice(start, start + CHUNK)))
+    const missing = set.tools.filter(tool => !this.#parts.has(tool))
+    for (let start = 0; start < missing.length; start += CHUNK) {
+      await this.#generate(missing.slice(start, start + CHUNK))
       await yieldToLoop()
     }
-    this.#views.set(set, this.#viewsOf(set, parts))
+    this.#views.set(set, this.#viewsOf(set, set.tools.map(tool => this.#parts.get(tool)!)))
   }
 
   /** The views of a prepared set (see `prepare`). */
@@ -59,8 +62,8 @@ export class ToolDocuments {
   #viewsOf (set: ToolSet<GatewayApp>, parts: readonly ToolPart[]): DocumentViews {
     const gateway = this.#options.gateway()
     const components = (gateway.components ?? {}) as { schemas?: Document }
-    const schemas = Object.assign({}, components.schemas, ...parts.map(part => part.schemas)) as Document
-    const toolPaths = Object.assign({}, ...parts.map(part => part.paths)) as Document
+    const schemas = Object.assign({}, components.schemas, ...new Set(parts.map(part => part.schemas))) as Document
+    const toolPaths = Object.fromEntries(parts.map(part => [part.path, part.item])) as Document
     const document = { ...gateway, paths: withToolPaths(gateway.paths as Document, toolPaths, this.#options.prefix), components: { ...components, schemas } }
     return new DocumentViews(() => document, path => {
       const match = TOOL_PATH.exec(path)
@@ -68,7 +71,7 @@ export class ToolDocuments {
     })
   }
 
-  async #generate (tools: readonly AnyTool<GatewayApp>[]): Promise<ToolPart> {
+  async #generate (tools: readonly AnyTool<GatewayApp>[]): Promise<void> {
     const generator: FastifyInstance = Fastify({ logger: false })
     // Nothing is ever validated or sent here: the routes exist only to be described.
     generator.setValidatorCompiler(() => () => true)
@@ -76,11 +79,14 @@ export class ToolDocuments {
     await generator.register(swagger, swaggerSettings(this.#options.version))
     // Documented as the gateway's own routes are (problem.ts).
     generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
-    for (const tool of tools) generator.post(`${this.#options.prefix}/tools/${tool.id}`, { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
+    const pathOf = (tool: AnyTool<GatewayApp>): string => `${this.#options.prefix}/tools/${tool.id}`
+    for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
     await generator.ready()
     try {
       const document = generator.swagger() as unknown as Document
-      return { paths: (document.paths ?? {}) as Document, schemas: ((document.components as { schemas?: Document } | undefined)?.schemas ?? {}) }
+      const paths = (document.paths ?? {}) as Document
+      const schemas = (document.components as { schemas?: Document } | undefined)?.schemas ?? {}
+      for (const tool of tools) this.#parts.set(tool, { path: pathOf(tool), item: paths[pathOf(tool)], schemas })
     } finally {
       await generator.close()
     }

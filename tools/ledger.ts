@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { defineTool, type AnyTool } from 'toolgate'
 import { denyWithoutScope, type GatewayContext } from './lib/context.js'
-import { createRedisClient } from 'toolgate/server'
-import { RedisLedgerStore } from './ledger/redis-store.js'
+import { servedLedgerStore } from './ledger/served-store.js'
 import { MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
 
 /*
@@ -119,19 +118,6 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
 }
 
 /**
- * With REDIS_URL set, the ledger lives in Redis so that every replica moves the same money;
- * otherwise in memory. (The gateway's own Redis settings are validated by its config; this
- * demo tool reads the same two variables.)
- */
-async function defaultStore (): Promise<LedgerStore> {
-  const url = process.env.REDIS_URL
-  if (url === undefined || url === '') return new MemoryLedgerStore()
-  const store = new RedisLedgerStore(createRedisClient(url), process.env.REDIS_PREFIX ?? 'toolgate:')
-  await store.seed().catch(() => {}) // Redis down at start: the store seeds on first use once it is back
-  return store
-}
-
-/**
  * `LEDGER_APPROVAL_ABOVE_CENTS`: transfers above it wait for a person's approval; `off` turns
  * that off. Default: above 500.00, the same line as the large-transfer scope.
  */
@@ -144,4 +130,4 @@ function approvalAbove (): number | undefined {
   return cents
 }
 
-export default createLedgerTools(await defaultStore(), { approvalAboveCents: approvalAbove() })
+export default createLedgerTools(await servedLedgerStore(), { approvalAboveCents: approvalAbove() })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineTool, type AnyTool } from 'toolgate'
 import type { GatewayContext } from './lib/context.js'
-import { MemoryNotesStore, type Note, type NotesLimits } from './notes/store.js'
+import { MemoryNotesStore, servedNotes, type Note, type NotesLimits } from './notes/store.js'
 
 /*
  * A small notes store. Notes are private: each principal (ctx.app.principal.id) has its own
@@ -141,4 +141,4 @@ export function createNotesTools (store = new MemoryNotesStore()): AnyTool[] {
 }
 
 export type { NotesLimits }
-export default createNotesTools()
+export default createNotesTools(servedNotes)

@@ -1,7 +1,6 @@
 import type { ToolCatalog } from '../core/catalog.js'
 import type { AnyTool, ToolDeclaration } from '../core/tool.js'
-import type { ToolSet } from '../core/tool-set.js'
-import { isEmptyChange } from '../core/tool-set.js'
+import { isEmptyChange, type ToolSet, type ToolSetChange } from '../core/tool-set.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- declarations of any schema shape
 type Declarations<App> = ReadonlyArray<AnyTool<App> | ToolDeclaration<any, any, App>>
@@ -76,6 +75,8 @@ export class CatalogUpdates<App> {
     try {
       const tools = typeof load === 'function' ? await load() : load
       set = catalog.prepare(tools)
+      // Nothing changed (a reload of an untouched folder): the set serving stays, at no cost.
+      if (sameTools(catalog.current, set)) return this.#unchanged(started, origin)
       this.#options.check?.(set)
       await this.#options.prepare?.(set)
     } catch (error) {
@@ -86,11 +87,29 @@ export class CatalogUpdates<App> {
       throw refused
     }
     const change = catalog.install(set)
-    const replacement = { version: set.version, added: change.added, changed: change.changed, removed: change.removed, tools: set.tools.length, durationMs: Math.round((performance.now() - started) * 10) / 10 }
-    this.#options.onOutcome?.('ok', set.tools.length)
-    log.info({ origin, ...replacement }, isEmptyChange(change) ? 'tools reloaded: nothing changed' : 'tools replaced')
+    return this.#done(change, set, started, origin)
+  }
+
+  #unchanged (started: number, origin: string): ToolReplacement {
+    const { current } = this.#options.catalog
+    const replacement = { version: current.version, added: [], changed: [], removed: [], tools: current.tools.length, durationMs: Math.round((performance.now() - started) * 10) / 10 }
+    this.#options.onOutcome?.('ok', current.tools.length)
+    this.#options.log.info({ origin, ...replacement }, 'tools reloaded: nothing changed')
     return replacement
   }
+
+  #done (change: ToolSetChange, set: ToolSet<App>, started: number, origin: string): ToolReplacement {
+    const { log } = this.#options
+    const replacement = { version: set.version, added: change.added, changed: change.changed, removed: change.removed, tools: set.tools.length, durationMs: Math.round((performance.now() - started) * 10) / 10 }
+    this.#options.onOutcome?.('ok', set.tools.length)
+    log.info({ origin, ...replacement }, isEmptyChange(change) ? 'tools reordered' : 'tools replaced')
+    return replacement
+  }
+}
+
+/** The very same declarations in the same order. */
+function sameTools<App> (a: ToolSet<App>, b: ToolSet<App>): boolean {
+  return a.tools.length === b.tools.length && a.tools.every((tool, i) => b.tools[i] === tool)
 }
 
 /** The file, tool and field a load or definition error names, for the log line. */

@@ -101,3 +101,9 @@ function checkUnlocked (note: Note, escalated: boolean, action: string): void {
     throw new ToolError(423, 'NOTE_LOCKED', `note "${note.key}" is locked; only an escalated call may ${action} it`)
   }
 }
+
+/**
+ * The notes of the served notes tools, one store per process: here, in a helper, so that a
+ * reload of `notes.ts` keeps them (a reload that changes a helper starts them afresh).
+ */
+export const servedNotes = new MemoryNotesStore()
