@@ -112,13 +112,19 @@ function sameTools<App> (a: ToolSet<App>, b: ToolSet<App>): boolean {
   return a.tools.length === b.tools.length && a.tools.every((tool, i) => b.tools[i] === tool)
 }
 
-/** The file, tool and field a load or definition error names, for the log line. */
+/**
+ * The file, tool and field a load or definition error names, for the log line. A module that
+ * calls `defineTool` itself fails while it is imported: the load error names the file, and its
+ * cause (the definition error) the tool and the field. The outermost error that names one wins.
+ */
 function where (error: unknown): Record<string, string> {
-  const fields = error as { file?: unknown, source?: unknown, toolId?: unknown, field?: unknown }
   const out: Record<string, string> = {}
-  if (typeof fields.file === 'string') out.file = fields.file
-  if (typeof fields.source === 'string') out.file = fields.source
-  if (typeof fields.toolId === 'string') out.tool = fields.toolId
-  if (typeof fields.field === 'string') out.field = fields.field
+  for (let link = error, depth = 0; link !== null && typeof link === 'object' && depth < 8; link = (link as { cause?: unknown }).cause, depth++) {
+    const fields = link as { file?: unknown, source?: unknown, toolId?: unknown, field?: unknown }
+    const file = typeof fields.source === 'string' ? fields.source : fields.file
+    if (out.file === undefined && typeof file === 'string') out.file = file
+    if (out.tool === undefined && typeof fields.toolId === 'string') out.tool = fields.toolId
+    if (out.field === undefined && typeof fields.field === 'string') out.field = fields.field
+  }
   return out
 }

@@ -37,7 +37,7 @@ describe('toolgate (the command)', () => {
   })
 
   it('prints a command\'s own help', () => {
-    expect(toolgate(['serve', '--help'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^usage: toolgate serve \[TOOLS_DIR\]/) })
+    expect(toolgate(['serve', '--help'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^usage: toolgate serve \[--watch\] \[TOOLS_DIR\]/) })
   })
 
   it('hash-key prints the digest of its argument, or of stdin without the trailing newline', () => {
