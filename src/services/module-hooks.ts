@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises'
 import type { InitializeHook, LoadHook, ResolveHook } from 'node:module'
 import { sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { HELPERS_PARAM, ROOT_PARAM } from './module-versions.js'
 
 export interface ToolHooksData {
   /** A file URL inside the gateway's package (its package.json): where shared packages resolve from. */
@@ -34,9 +35,6 @@ export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
   const resolved = await resolveShared(specifier, context, nextResolve)
   return withHelpersVersion(resolved, context.parentURL)
 }
-
-const HELPERS_PARAM = 'toolgate-helpers'
-const ROOT_PARAM = 'toolgate-root'
 
 /** The parent's helpers fingerprint on a file of the same tools folder (node_modules aside). */
 function withHelpersVersion (resolved: Awaited<ReturnType<ResolveHook>>, parentURL: string | undefined): Awaited<ReturnType<ResolveHook>> {

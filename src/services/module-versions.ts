@@ -4,7 +4,7 @@ import { extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 /** The query parameters a versioned module URL carries (read by the module hooks too). */
-export const VERSION_PARAM = 'toolgate'
+const VERSION_PARAM = 'toolgate'
 export const HELPERS_PARAM = 'toolgate-helpers'
 export const ROOT_PARAM = 'toolgate-root'
 

@@ -44,7 +44,7 @@ export function nameMapOf (format: SpecFormat, tools: readonly AnyTool[]): NameM
 }
 
 /** Every provider's map: a collision stops the gateway (or refuses a replacement) with the message above. */
-export function nameMapsOf (tools: readonly AnyTool[]): ReadonlyMap<SpecFormat, NameMap> {
+function nameMapsOf (tools: readonly AnyTool[]): ReadonlyMap<SpecFormat, NameMap> {
   return new Map(SPEC_FORMATS.map(format => [format, nameMapOf(format, tools)]))
 }
 
