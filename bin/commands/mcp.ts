@@ -11,7 +11,7 @@ import { approvalOptionsOf, logApprovalEvent } from '../../src/services/approval
 import { compileApprovalRules } from '../../src/services/approvals/rules.js'
 import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
 import { VERSION } from '../../src/services/version.js'
-import { jsonWithin } from '../../plugins/tool-routes.js'
+import { jsonWithin } from '../../plugins/tool-call.js'
 import { problemOf } from '../../plugins/problem.js'
 import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
