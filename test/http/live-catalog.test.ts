@@ -111,6 +111,28 @@ describe('app.replaceTools: every face follows the catalog serving now', () => {
   })
 })
 
+describe('a large replacement', () => {
+  it('replacing 1000 tools refuses no call made meanwhile, and documents all 1000 after', async () => {
+    const many = (version: number): AnyTool[] => Array.from({ length: 1000 }, (_, i) => versioned(`tool_${i}`, version))
+    const app = await testApp({}, many(1))
+    await app.ready()
+    let done = false
+    const statuses: number[] = []
+    const caller = async (): Promise<void> => {
+      while (!done) statuses.push((await call(app, 'tool_7')).statusCode)
+    }
+    const callers = [caller(), caller(), caller()]
+    const change = await app.replaceTools(many(2))
+    done = true
+    await Promise.all(callers)
+    expect(change.changed).toHaveLength(1000)
+    expect(statuses.length).toBeGreaterThan(0)
+    expect(statuses.filter(status => status !== 200)).toEqual([])
+    expect(await paths(app)).toHaveLength(1000)
+    expect((await call(app, 'tool_999')).json()).toEqual({ id: 'tool_999', version: 2 })
+  }, 120_000)
+})
+
 describe('concurrent requests during repeated replacements', () => {
   it('never see a mixed catalog: a listing is one version, a call answers from a version serving during it', async () => {
     const ids = ['t0', 't1', 't2', 't3']
