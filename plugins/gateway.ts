@@ -109,6 +109,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     onRecord: config.metrics ? metricsObserver(metrics, options.tracing !== undefined) : undefined,
     approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
     schedulers: slots,
+    onListenerError: error => { app.log.error({ err: error }, 'a listener of tool replacements failed; the new tools serve') },
   })
   const facts: GatewayFacts = {
     version: VERSION,
@@ -124,6 +125,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   app.decorate('audit', audit ?? null)
   app.decorateRequest('callRecord', null)
   catalog.onChange(change => {
+    // A set installed past CatalogUpdates (app.catalog.replace) gets its document now; until
+    // then its document requests answer 503 with Retry-After.
+    if (ready) void documents.prepare(change.after).catch((error: unknown) => { app.log.error({ err: error }, 'the OpenAPI document of the new tools could not be generated') })
     metrics.track(change.after.tools)
     approvalMetrics?.track(change.after.tools)
     for (const id of change.removed) {
@@ -160,7 +164,12 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(openApiPlugin, { version: VERSION })
   // The document of the first set, before anything is served (after swagger's own onReady).
   app.addHook('onReady', async () => {
-    await documents.prepare(catalog.current)
+    // Until every set installed meanwhile has its document (a reload may land during start-up).
+    let set
+    do {
+      set = catalog.current
+      await documents.prepare(set)
+    } while (set !== catalog.current)
     ready = true
   })
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
-import { coalesced, watchToolsDir } from '../src/services/tools-watch.js'
+import { coalesced, watchToolsDir, type ToolsWatch } from '../src/services/tools-watch.js'
 import { tracingFromEnv } from '../src/services/tracing/setup.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 
@@ -36,11 +36,13 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     toolsDir: options.toolsDir,
   })
   // A refused reload is logged (and counted) where it is refused; here it only must not throw.
-  const reload = coalesced(async () => await app.reloadTools())
+  // Never while shutting down: the catalog refuses it then anyway.
+  const reload = coalesced(async () => { if (!app.catalog.closing) await app.reloadTools() })
   const { toolsDir } = options
+  let watcher: ToolsWatch | undefined
   if (toolsDir !== undefined && (options.watch ?? config.toolsWatch)) {
-    const watcher = watchToolsDir(toolsDir, reload)
-    app.addHook('onClose', async () => { watcher.close() })
+    watcher = watchToolsDir(toolsDir, reload)
+    app.addHook('onClose', async () => { watcher?.close() })
     app.log.info({ toolsDir }, 'watching the tools folder: a change reloads it')
   }
   if (options.handleSignals !== false) {
@@ -48,6 +50,7 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     const stop = (signal: string): void => {
       if (stopping) return
       stopping = true
+      watcher?.close()
       app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: refusing new calls, letting calls in flight finish')
       void (async () => {
         await app.catalog.shutdown(config.shutdownGraceMs)

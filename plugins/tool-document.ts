@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { AnyTool, GatewayApp, ToolSet } from '../src/index.js'
+import { GatewayError, type AnyTool, type GatewayApp, type ToolSet } from '../src/index.js'
 import { DocumentViews } from '../src/services/document-views.js'
 import { swaggerSettings } from './openapi.js'
 import { operationOf } from './tool-operation.js'
@@ -10,7 +10,7 @@ import { documentStatuses } from './schemas.js'
 
 type Document = Record<string, unknown>
 /** One tool's operation, and the named schemas of the chunk it was generated in (a superset of its own). */
-interface ToolPart { readonly path: string, readonly item: unknown, readonly schemas: Document }
+interface ToolPart { readonly path: string, readonly item: unknown, readonly schemas: Document, readonly generation: number }
 
 /** Tools per generator instance: the event loop gets a turn between chunks (a thousand tools take a second or more). */
 const CHUNK = 25
@@ -36,6 +36,7 @@ export class ToolDocuments {
   readonly #views = new WeakMap<ToolSet<GatewayApp>, DocumentViews>()
   /** Per declaration: a reload regenerates only the operations of tools that changed. */
   readonly #parts = new WeakMap<AnyTool<GatewayApp>, ToolPart>()
+  #generation = 0
 
   constructor (options: ToolDocumentsOptions) {
     this.#options = options
@@ -52,17 +53,19 @@ export class ToolDocuments {
     this.#views.set(set, this.#viewsOf(set, set.tools.map(tool => this.#parts.get(tool)!)))
   }
 
-  /** The views of a prepared set (see `prepare`). */
+  /** The views of a prepared set (see `prepare`); a set still being prepared is a 503 with Retry-After. */
   views (set: ToolSet<GatewayApp>): DocumentViews {
     const views = this.#views.get(set)
-    if (views === undefined) throw new Error(`the document of tool set ${set.version} was not prepared`)
+    if (views === undefined) throw new GatewayError('TOOLGATE_UNAVAILABLE', `the document of tool set ${set.version} is being generated; retry shortly`, { retryAfter: 1 })
     return views
   }
 
   #viewsOf (set: ToolSet<GatewayApp>, parts: readonly ToolPart[]): DocumentViews {
     const gateway = this.#options.gateway()
     const components = (gateway.components ?? {}) as { schemas?: Document }
-    const schemas = Object.assign({}, components.schemas, ...new Set(parts.map(part => part.schemas))) as Document
+    // A named schema two chunks share takes its newest definition (the tool that changed last).
+    const chunks = [...new Set(parts)].sort((a, b) => a.generation - b.generation).map(part => part.schemas)
+    const schemas = Object.assign({}, components.schemas, ...new Set(chunks)) as Document
     const toolPaths = Object.fromEntries(parts.map(part => [part.path, part.item])) as Document
     const document = { ...gateway, paths: withToolPaths(gateway.paths as Document, toolPaths, this.#options.prefix), components: { ...components, schemas } }
     return new DocumentViews(() => document, path => {
@@ -72,21 +75,23 @@ export class ToolDocuments {
   }
 
   async #generate (tools: readonly AnyTool<GatewayApp>[]): Promise<void> {
-    const generator: FastifyInstance = Fastify({ logger: false })
-    // Nothing is ever validated or sent here: the routes exist only to be described.
-    generator.setValidatorCompiler(() => () => true)
-    generator.setSerializerCompiler(() => data => JSON.stringify(data))
-    await generator.register(swagger, swaggerSettings(this.#options.version))
-    // Documented as the gateway's own routes are (problem.ts).
-    generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
     const pathOf = (tool: AnyTool<GatewayApp>): string => `${this.#options.prefix}/tools/${tool.id}`
-    for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
-    await generator.ready()
+    const generator: FastifyInstance = Fastify({ logger: false })
+    const generation = ++this.#generation
     try {
+      // Nothing is ever validated or sent here: the routes exist only to be described.
+      generator.setValidatorCompiler(() => () => true)
+      generator.setSerializerCompiler(() => data => JSON.stringify(data))
+      await generator.register(swagger, swaggerSettings(this.#options.version))
+      // Documented as the gateway's own routes are (problem.ts).
+      generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
+      for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
+      await generator.ready()
       const document = generator.swagger() as unknown as Document
       const paths = (document.paths ?? {}) as Document
       const schemas = (document.components as { schemas?: Document } | undefined)?.schemas ?? {}
-      for (const tool of tools) this.#parts.set(tool, { path: pathOf(tool), item: paths[pathOf(tool)], schemas })
+      const part = { schemas, generation }
+      for (const tool of tools) this.#parts.set(tool, { ...part, path: pathOf(tool), item: paths[pathOf(tool)] })
     } finally {
       await generator.close()
     }

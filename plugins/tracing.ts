@@ -68,7 +68,7 @@ export function callTracer (tracing: Tracing): CallTracer {
 function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
   const server = request.opentelemetry().span
   if (server === null || request.routeOptions.url === undefined) return
-  const route = request.routeOptions.url.replace(':id', tool.id)
+  const route = request.routeOptions.url.replace(/:id$/, tool.id)
   server.updateName(`${request.method} ${route}`)
   server.setAttribute('http.route', route)
 }

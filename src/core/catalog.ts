@@ -25,6 +25,8 @@ export interface CatalogOptions {
    * `domains` for the concurrency domains, `tools` for the per-tool limits. Default: in process.
    */
   readonly schedulers?: { readonly domains: SlotScheduler, readonly tools: SlotScheduler }
+  /** Told when an `onChange` listener throws (the change stands; the other listeners still run). */
+  readonly onListenerError?: (error: unknown) => void
 }
 
 export interface BindOptions<App> {
@@ -85,6 +87,7 @@ export class ToolCatalog<App = unknown> {
   /** The set serving now, with the pipeline environment its calls run in. */
   #current: { readonly set: ToolSet<App>, readonly env: PipelineEnv }
   readonly #listeners: Array<(change: CatalogChange<App>) => void> = []
+  readonly #onListenerError: ((error: unknown) => void) | undefined
   readonly #inFlight = new InFlightCalls()
   #drained: (() => void) | undefined
   #closing = false
@@ -92,6 +95,7 @@ export class ToolCatalog<App = unknown> {
   constructor (tools: readonly AnyTool<App>[], options: CatalogOptions = {}) {
     const set = new ToolSet(tools, 1)
     this.options = CoreOptionsSchema.parse(options.core ?? {})
+    this.#onListenerError = options.onListenerError
     this.#shared = {
       scheduler: options.schedulers?.domains ?? new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
       toolScheduler: options.schedulers?.tools ?? new Scheduler({ maxQueuePerDomain: 0 }),
@@ -153,7 +157,14 @@ export class ToolCatalog<App = unknown> {
     if (set.version <= before.version) throw new RangeError(`tool set ${set.version} is older than the serving one (${before.version}): prepare it again`)
     this.#current = { set, env: { ...this.#shared, tools: set.byId } }
     const change = { ...changeBetween(before, set), before, after: set }
-    for (const listener of this.#listeners) listener(change)
+    // The swap is done: a listener that throws must not make it look undone, nor skip the others.
+    for (const listener of this.#listeners) {
+      try {
+        listener(change)
+      } catch (error) {
+        this.#onListenerError?.(error)
+      }
+    }
     return change
   }
 

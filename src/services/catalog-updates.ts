@@ -63,7 +63,9 @@ export class CatalogUpdates<App> {
    * Replacements queue: each starts once the one before it has finished.
    */
   replace (load: Declarations<App> | (() => Promise<Declarations<App>>), origin: string): Promise<ToolReplacement> {
-    const next = this.#queue.then(async () => await this.#replace(load, origin))
+    // The caller's array as it is now: changing it while the replacement waits changes nothing.
+    const given = typeof load === 'function' ? load : [...load]
+    const next = this.#queue.then(async () => await this.#replace(given, origin))
     this.#queue = next.catch(() => undefined)
     return next
   }
@@ -73,6 +75,7 @@ export class CatalogUpdates<App> {
     const started = performance.now()
     let set: ToolSet<App>
     try {
+      if (catalog.closing) throw new Error('the gateway is shutting down')
       const tools = typeof load === 'function' ? await load() : load
       set = catalog.prepare(tools)
       // Nothing changed (a reload of an untouched folder): the set serving stays, at no cost.

@@ -1,8 +1,9 @@
+import { realpathSync, statSync, type Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { helpersFingerprint, versionedUrl } from './module-versions.js'
-import { registerToolHooks } from './tool-hooks.js'
+import { helpersFingerprint, loadedBefore, versionedUrl } from './module-versions.js'
+import { prepareToolsDir, registerToolHooks } from './tool-hooks.js'
 import { defineTool } from '../core/define-tool.js'
 import { ToolDefinitionError } from '../core/errors.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from '../core/tool.js'
@@ -24,7 +25,9 @@ export class ToolLoadError extends Error {
  * fresh ones for those that did (a reload).
  */
 export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
-  const root = resolve(dir)
+  const root = realRoot(dir)
+  // A folder loaded again may need the module hooks now (its first .ts file, say).
+  if (loadedBefore(root)) prepareToolsDir(root)
   let entries
   try {
     entries = await readdir(root, { withFileTypes: true })
@@ -32,18 +35,48 @@ export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
     throw new ToolLoadError(root, `the tools folder cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
   }
   const files = entries
-    .filter(entry => entry.isFile() && MODULE_EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.d.ts') && !entry.name.includes('.test.'))
+    .filter(entry => isFileOrLinkToOne(root, entry) && MODULE_EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.d.ts') && !entry.name.includes('.test.'))
     .map(entry => join(root, entry.name))
     .sort()
   const helpers = helpersFingerprint(root)
   const tools: AnyTool[] = []
   for (const file of files) {
-    const { url, freshHelpers } = versionedUrl(file, root, helpers)
+    const { url, freshHelpers } = versionedUrl(file, root, helpers, failures.get(file) ?? 0)
     // Changed helpers are reached through the module hooks only (see versionedUrl).
     if (freshHelpers) registerToolHooks()
-    tools.push(...await loadToolModule(file, url))
+    try {
+      tools.push(...await loadToolModule(file, url))
+      failures.delete(file)
+    } catch (error) {
+      // Node keeps a failed import under its URL: the next try needs another one, or a cause
+      // outside the file (a package installed since, a data file written) could never clear.
+      failures.set(file, (failures.get(file) ?? 0) + 1)
+      throw error
+    }
   }
   return tools
+}
+
+const failures = new Map<string, number>()
+
+/** The folder's real path: Node names modules by theirs, and the module hooks compare the two. */
+function realRoot (dir: string): string {
+  try {
+    return realpathSync(resolve(dir))
+  } catch {
+    return resolve(dir) // missing: the read below says so, with the path as given
+  }
+}
+
+/** A tool file, or a symbolic link to one (Kubernetes mounts a ConfigMap's files as links). */
+function isFileOrLinkToOne (root: string, entry: Dirent): boolean {
+  if (entry.isFile()) return true
+  if (!entry.isSymbolicLink()) return false
+  try {
+    return statSync(join(root, entry.name)).isFile()
+  } catch {
+    return false
+  }
 }
 
 /**

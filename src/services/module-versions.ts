@@ -5,10 +5,13 @@ import { pathToFileURL } from 'node:url'
 
 /** The query parameters a versioned module URL carries (read by the module hooks too). */
 const VERSION_PARAM = 'toolgate'
+const RETRY_PARAM = 'toolgate-retry'
 export const HELPERS_PARAM = 'toolgate-helpers'
 export const ROOT_PARAM = 'toolgate-root'
 
 const SOURCE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'])
+/** What the loader imports at the top level (each by its own hash, so not part of the helpers'). */
+const TOOL_MODULE = /\.(ts|js|mts|mjs)$/
 
 /** The helpers' fingerprint at a folder's first load in this process. */
 const firstHelpers = new Map<string, string>()
@@ -24,9 +27,10 @@ const firstHelpers = new Map<string, string>()
  * changed, the URL names their new fingerprint, and the module hooks (`module-hooks.ts`) pass
  * it on to every helper the module imports from the folder, so no module runs stale code.
  */
-export function versionedUrl (file: string, root: string, helpers: string): { readonly url: string, readonly freshHelpers: boolean } {
+export function versionedUrl (file: string, root: string, helpers: string, retry = 0): { readonly url: string, readonly freshHelpers: boolean } {
   const url = pathToFileURL(file)
   url.searchParams.set(VERSION_PARAM, digest(readFileSync(file)))
+  if (retry > 0) url.searchParams.set(RETRY_PARAM, String(retry))
   if (!firstHelpers.has(root)) firstHelpers.set(root, helpers)
   const freshHelpers = firstHelpers.get(root) !== helpers
   if (freshHelpers) {
@@ -36,7 +40,16 @@ export function versionedUrl (file: string, root: string, helpers: string): { re
   return { url: url.href, freshHelpers }
 }
 
-/** One hash over the path and content of every source file below `root`'s top level (node_modules and dot-folders aside). */
+/** True once `root` was loaded in this process: a load now is a reload. */
+export function loadedBefore (root: string): boolean {
+  return firstHelpers.has(root)
+}
+
+/**
+ * One hash over the path and content of every source file below `root`'s top level, and of the
+ * top level's files that are not tool modules (JSON, CommonJS a tool reads): node_modules and
+ * dot-folders aside.
+ */
 export function helpersFingerprint (root: string): string {
   const hash = createHash('sha256')
   const walk = (dir: string, depth: number): void => {
@@ -50,7 +63,7 @@ export function helpersFingerprint (root: string): string {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue
       const path = join(dir, entry.name)
       if (entry.isDirectory()) walk(path, depth + 1)
-      else if (depth > 0 && entry.isFile() && SOURCE_EXTENSIONS.has(extname(entry.name))) hash.update(path).update('\0').update(readFileSync(path)).update('\0')
+      else if (entry.isFile() && SOURCE_EXTENSIONS.has(extname(entry.name)) && (depth > 0 || !TOOL_MODULE.test(entry.name))) hash.update(path).update('\0').update(readFileSync(path)).update('\0')
     }
   }
   walk(root, 0)

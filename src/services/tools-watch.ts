@@ -1,4 +1,4 @@
-import { readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs'
+import { readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 export interface ToolsWatch {
@@ -16,34 +16,39 @@ const QUIET_MS = 150
  */
 export function watchToolsDir (dir: string, onChange: () => void): ToolsWatch {
   const root = resolve(dir)
-  const watchers = new Map<string, FSWatcher>()
+  /** Each watched folder with the inode it had: a folder removed and made again is another one. */
+  const watchers = new Map<string, { readonly watcher: FSWatcher, readonly ino: number }>()
   let timer: NodeJS.Timeout | undefined
   let closed = false
 
-  const changed = (folder: string, name: string | null): void => {
+  const changed = (name: string | null): void => {
     if (closed || (name !== null && isScratch(name))) return
-    // A new or removed folder changes what is watched; a file, only what is loaded.
-    sync(folder)
     clearTimeout(timer)
-    timer = setTimeout(onChange, QUIET_MS)
+    timer = setTimeout(() => {
+      // What is watched follows the folders as they are now (made, removed, replaced), then the load.
+      sync()
+      onChange()
+    }, QUIET_MS)
   }
-  const sync = (folder: string): void => {
-    for (const [path, watcher] of watchers) {
-      if (path !== root && path.startsWith(folder) && !exists(path)) {
+  const sync = (): void => {
+    for (const [path, { watcher, ino }] of watchers) {
+      if (inodeOf(path) !== ino) {
         watcher.close()
         watchers.delete(path)
       }
     }
-    add(folder)
+    add(root)
   }
   const add = (folder: string): void => {
     if (!watchers.has(folder)) {
+      const ino = inodeOf(folder)
+      if (ino === undefined) return // gone, or not there yet: the root is looked for again below
       try {
-        const watcher = watch(folder, (_event, name) => { changed(folder, name === null ? null : String(name)) })
+        const watcher = watch(folder, (_event, name) => { changed(name === null ? null : String(name)) })
         watcher.on('error', () => { watcher.close(); watchers.delete(folder) })
-        watchers.set(folder, watcher)
+        watchers.set(folder, { watcher, ino })
       } catch {
-        return // gone already, or unreadable: the next load says so
+        return // unreadable: the next load says so
       }
     }
     for (const entry of entriesOf(folder)) {
@@ -51,19 +56,32 @@ export function watchToolsDir (dir: string, onChange: () => void): ToolsWatch {
     }
   }
   add(root)
+  // The folder itself replaced (a deploy's rename, rm and mkdir) sends no event to its old
+  // watcher's successor: look at it now and then.
+  const rootCheck = setInterval(() => {
+    if (inodeOf(root) !== watchers.get(root)?.ino) changed(null)
+  }, ROOT_CHECK_MS)
+  rootCheck.unref()
   return {
     close () {
       closed = true
       clearTimeout(timer)
-      for (const watcher of watchers.values()) watcher.close()
+      clearInterval(rootCheck)
+      for (const { watcher } of watchers.values()) watcher.close()
       watchers.clear()
     },
   }
 }
 
-/** Files editors write beside the real one: vim's swap files and its write test, backups, temp saves. */
+const ROOT_CHECK_MS = 1_000
+
+/**
+ * Files editors write beside the real one: vim's swap files and its write test, backups, temp
+ * saves, dot-files. Not `..data`, the link a Kubernetes ConfigMap volume swaps on an update.
+ */
 function isScratch (name: string): boolean {
   const base = name.split('/').pop()!
+  if (base.startsWith('..data')) return false
   return base.startsWith('.') || base.endsWith('~') || /\.(swp|swx|tmp)$/.test(base) || base === '4913'
 }
 
@@ -75,12 +93,12 @@ function entriesOf (folder: string): Dirent[] {
   }
 }
 
-function exists (folder: string): boolean {
+function inodeOf (folder: string): number | undefined {
   try {
-    readdirSync(folder)
-    return true
+    const stats = statSync(folder)
+    return stats.isDirectory() ? stats.ino : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 

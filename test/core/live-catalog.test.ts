@@ -110,4 +110,17 @@ describe('replacing the tools of a catalog', () => {
     await Promise.all([first, second])
     expect(order).toEqual(['slow start', 'slow end', 'fast'])
   })
+
+  it('a listener that throws does not undo the swap nor silence the listeners after it', () => {
+    const errors: unknown[] = []
+    const catalog = catalogOf([echoDeclaration()], { onListenerError: error => { errors.push(error) } })
+    const heard: number[] = []
+    catalog.onChange(() => { throw new Error('listener failed') })
+    catalog.onChange(change => { heard.push(change.after.version) })
+    const change = catalog.replace(declared([versioned(1)]))
+    expect(change.added).toEqual(['versioned'])
+    expect(catalog.ids()).toEqual(['versioned'])
+    expect(heard).toEqual([2])
+    expect(errors).toHaveLength(1)
+  })
 })

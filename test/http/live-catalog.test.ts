@@ -82,6 +82,27 @@ describe('app.replaceTools: every face follows the catalog serving now', () => {
     expect(app.catalog.ids()).toEqual(['first'])
   })
 
+  it('a replacement that lands while the app is getting ready is documented too', async () => {
+    const app = await testApp({}, Array.from({ length: 60 }, (_, i) => versioned(`tool_${i}`, 1)))
+    const ready = app.ready()
+    await new Promise(resolve => setTimeout(resolve, 5))
+    const replaced = app.replaceTools([versioned('late', 2)])
+    await ready
+    await replaced
+    expect(await paths(app)).toEqual(['/tools/late'])
+  })
+
+  it('a set installed past replaceTools (app.catalog.replace) answers its document with 503 until it is generated, then serves it', async () => {
+    const app = await testApp({}, [versioned('first', 1)])
+    await app.ready()
+    app.catalog.replace([versioned('direct', 2)])
+    const early = await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })
+    expect([200, 503]).toContain(early.statusCode)
+    if (early.statusCode === 503) expect(early.headers['retry-after']).toBe('1')
+    for (let i = 0; i < 100 && (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).statusCode !== 200; i++) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(await paths(app)).toEqual(['/tools/direct'])
+  })
+
   it('reloadTools without a tools folder says so and changes nothing', async () => {
     const app = await testApp({}, [versioned('first', 1)])
     await expect(app.reloadTools()).rejects.toThrow(/not a tools folder/)
