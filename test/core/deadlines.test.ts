@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { cancelDeadline, startDeadline } from '../../src/core/deadlines.js'
 import { sleep } from './helpers.js'
 
@@ -49,5 +50,5 @@ describe('deadlines', () => {
     `
     const out = execFileSync(process.execPath, ['--import', './runtime/register.mjs', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 })
     expect(out.trim()).toBe('exited at once')
-  })
+  }, SLOW.PROCESS_MS)
 })

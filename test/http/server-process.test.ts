@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -27,7 +28,7 @@ function startServer (env: Record<string, string>, onListening?: (address: strin
   return new Promise(resolve => child.on('exit', code => { resolve({ code, stdout, stderr }) }))
 }
 
-describe('the server entry', () => {
+describe('the server entry', { timeout: SLOW.PROCESS_MS }, () => {
   it('serves the shipped tools and exits 0 on SIGTERM', async () => {
     let health = 0
     const run = await startServer({}, (address, kill) => {

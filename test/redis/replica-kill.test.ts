@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { HAVE_REDIS_SERVER, PrivateRedis } from './private-redis.js'
 import { post, startReplicaProcess, stopReplicaProcess, type ReplicaProcess } from './replica-processes.js'
 
@@ -34,5 +35,5 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a replica killed while it holds an exclusiv
     // The lease, plus at most one renewal period already used and one poll interval.
     expect(waited).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 500 + 500)
     expect(await holding).toBeUndefined()
-  }, 30_000)
+  }, SLOW.PROCESS_MS)
 })
