@@ -96,7 +96,8 @@ describe('a crash mid-write', { timeout: SLOW.PROCESS_MS }, () => {
 interface Exit { code: number | null, signal: NodeJS.Signals | null, stdout: string }
 
 function runServer (auditLog: string, whileUp: (address: string, child: ReturnType<typeof spawn>) => Promise<void>): Promise<Exit> {
-  const child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', AUDIT_LOG: auditLog, TOOLS_DIR: 'tools' } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', AUDIT_LOG: auditLog, TOOLS_DIR: 'tools' } })
   let stdout = ''
   let started = false
   child.stderr.on('data', chunk => { stdout += String(chunk) })

@@ -12,7 +12,8 @@ interface Run { code: number | null, stdout: string, stderr: string }
 
 /** Start the real server entry; `onListening` runs once it logs its address. */
 function startServer (env: Record<string, string>, onListening?: (address: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Run> {
-  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env } })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', chunk => {

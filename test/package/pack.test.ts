@@ -87,7 +87,8 @@ export default {
 
 /** Start `npx toolgate serve DIR` in `cwd`; resolves with its address once it listens. */
 async function serve (cwd: string, dir: string, env: Record<string, string> = {}): Promise<{ address: string, stop: () => Promise<void> }> {
-  const child = spawn('npx', ['--no-install', 'toolgate', 'serve', dir], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, detached: true })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn('npx', ['--no-install', 'toolgate', 'serve', dir], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env }, detached: true })
   let out = ''
   const address = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error(`no address within 30 s:\n${out}`)) }, 30_000)

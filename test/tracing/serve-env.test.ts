@@ -13,7 +13,8 @@ afterAll(async () => { await receiver.close() })
 
 /** Start `toolgate serve` with `env`, make one traced call, stop it with SIGTERM. */
 function serveOnce (env: Record<string, string>): Promise<{ code: number | null, status: number, stdout: string }> {
-  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env } })
   let stdout = ''
   let status = 0
   let called = false
