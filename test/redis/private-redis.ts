@@ -41,7 +41,8 @@ export class PrivateRedis {
     this.#child = child
     let out = ''
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`redis-server did not start on ${this.port}: ${out}`)) }, 5_000)
+      // Milliseconds on an idle machine; the bound is for a busy one.
+      const timer = setTimeout(() => { reject(new Error(`redis-server did not start on ${this.port}: ${out}`)) }, 15_000)
       child.stdout!.on('data', chunk => {
         out += String(chunk)
         if (out.includes('Ready to accept connections')) { clearTimeout(timer); resolve() }

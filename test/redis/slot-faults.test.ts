@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { testApp } from '../http/helpers.js'
 import { HAVE_REDIS_SERVER, PrivateRedis } from './private-redis.js'
 import { call, slotTools } from './slot-http.js'
@@ -36,7 +37,7 @@ async function untilRecovered (app: FastifyInstance, tool: string): Promise<Awai
   return answer
 }
 
-describe.skipIf(!HAVE_REDIS_SERVER)('shared slots when Redis fails', () => {
+describe.skipIf(!HAVE_REDIS_SERVER)('shared slots when Redis fails', { timeout: SLOW.REDIS_OUTAGE_MS }, () => {
   it('Redis down: a call that needs a slot is 503 TOOLGATE_STORE_UNAVAILABLE with Retry-After, fast, and nothing runs; read-only calls too', async () => {
     const redis = await privateRedis()
     const app = await gateway(redis.url)
