@@ -56,7 +56,7 @@ describe('toolgate mcp: MCP over stdio with the official SDK client', { timeout:
     const { client, stderr } = await stdioClient()
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_for_abort', arguments: { tag: 'stdio-1' } }, undefined, { signal: controller.signal })
-    await new Promise(resolve => setTimeout(resolve, 300))
+    await expect.poll(() => stderr(), { timeout: 10_000 }).toContain('STARTED stdio-1') // cancel it once it runs
     controller.abort('user pressed stop')
     await expect(call).rejects.toThrow()
     await expect.poll(() => stderr(), { timeout: 5000 }).toContain('ABORTED stdio-1')
