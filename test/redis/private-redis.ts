@@ -24,10 +24,17 @@ export class PrivateRedis {
     return new PrivateRedis(await freePort())
   }
 
+  /** Started on a free port; on another if something else took that port first (another test run on this machine). */
   static async start (): Promise<PrivateRedis> {
-    const redis = await PrivateRedis.reserve()
-    await redis.start()
-    return redis
+    for (let attempt = 1; ; attempt++) {
+      const redis = await PrivateRedis.reserve()
+      try {
+        await redis.start()
+        return redis
+      } catch (error) {
+        if (attempt === 3 || !/Address already in use/i.test(String(error))) throw error
+      }
+    }
   }
 
   get url (): string {
