@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 
 /*
  * The compose stack's shipped configuration (deploy/toolgate.json and the gateway's
@@ -32,7 +33,7 @@ beforeAll(async () => {
     })
     child.on('exit', code => { reject(new Error(`gateway exited ${code}: ${out}`)) })
   })
-}, 30_000)
+}, SLOW.PROCESS_MS)
 
 afterAll(async () => {
   if (child.exitCode === null) {

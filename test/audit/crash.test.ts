@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { AuditWriter } from '../../src/services/audit/writer.js'
 import { verifyAuditText } from '../../src/services/audit/verify.js'
 
@@ -24,7 +25,7 @@ async function writeLines (path: string, count: number): Promise<void> {
   await writer.close()
 }
 
-describe('toolgate audit verify', () => {
+describe('toolgate audit verify', { timeout: SLOW.PROCESS_MS }, () => {
   it('exits 0 on an intact file, 1 at the first tampered line, 2 on a usage mistake', async () => {
     const path = tmp()
     await writeLines(path, 5)
@@ -42,7 +43,7 @@ describe('toolgate audit verify', () => {
   })
 })
 
-describe('a crash mid-write', () => {
+describe('a crash mid-write', { timeout: SLOW.PROCESS_MS }, () => {
   it('leaves a torn last line: reported as such, the prefix verifies, and the next start resumes the chain after it', async () => {
     const path = tmp()
     await writeLines(path, 4)
@@ -89,13 +90,14 @@ describe('a crash mid-write', () => {
     expect(restarted.code).toBe(0)
     expect(verify(path)).toMatchObject({ status: 0 })
     expect(readFileSync(path, 'utf8')).toContain('"inputDigest"')
-  }, 30_000)
+  })
 })
 
 interface Exit { code: number | null, signal: NodeJS.Signals | null, stdout: string }
 
 function runServer (auditLog: string, whileUp: (address: string, child: ReturnType<typeof spawn>) => Promise<void>): Promise<Exit> {
-  const child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', AUDIT_LOG: auditLog, TOOLS_DIR: 'tools' } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', AUDIT_LOG: auditLog, TOOLS_DIR: 'tools' } })
   let stdout = ''
   let started = false
   child.stderr.on('data', chunk => { stdout += String(chunk) })

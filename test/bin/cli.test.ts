@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 
 // The compiled command, as `npx toolgate` runs it (`npm test` builds first).
@@ -15,7 +16,8 @@ function toolgate (args: string[], options: { input?: string, env?: Record<strin
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
-describe('toolgate (the command)', () => {
+// Each test runs the command once or a few times: a node start-up each.
+describe('toolgate (the command)', { timeout: SLOW.PROCESS_MS }, () => {
   it('prints its version with --version and -v, also after a command', () => {
     const { version } = JSON.parse(String(spawnSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: root, encoding: 'utf8' }).stdout)) as { version: string }
     for (const args of [['--version'], ['-v'], ['list', '--version']]) expect(toolgate(args)).toMatchObject({ status: 0, stdout: `${version}\n` })

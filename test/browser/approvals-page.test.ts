@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
@@ -68,7 +69,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     expect(await done.json()).toMatchObject({ from: 'alice', to: 'bob', amount: 75_000, balancesAfter: { alice: 125_000, bob: 75_000 } })
     const approval = await (await fetch(`${gateway.base}/approvals/${ids[0]}`, { headers: { 'x-api-key': KEYS.agent } })).json()
     expect(approval).toMatchObject({ status: 'consumed', decidedBy: 'approver', note: 'checked with alice' })
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
 
   it('Reject from the page: the retry is refused with the note and no money moves', async () => {
     const order = { from: 'alice', to: 'bob', amount: 60_000 }
@@ -89,5 +90,5 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page in headless Chromium', () =>
     expect(await retry.json()).toMatchObject({ code: 'TOOLGATE_APPROVAL_REJECTED', note: 'not today' })
     const balances = await (await fetch(`${gateway.base}/tools/ledger_balance`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.agent }, body: '{}' })).json()
     expect(balances).toMatchObject({ accounts: [{ account: 'alice', balance: 125_000 }, { account: 'bob', balance: 75_000 }] })
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
 })

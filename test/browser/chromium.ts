@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
+import { SLOW } from '../slow.js'
 import { IN_CI } from '../ci.js'
 
 /** Debian's chromium (`.ci/run` installs it); CI must not quietly skip the browser tests without it. */
@@ -42,7 +43,7 @@ export function browserGateway (build: () => Promise<FastifyInstance>): BrowserG
     await app.listen({ host: '127.0.0.1', port: 0 })
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
     browser = await launchChromium()
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
   afterAll(async () => {
     await browser?.close()
     await app?.close()

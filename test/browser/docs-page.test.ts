@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
@@ -41,13 +42,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in headless Chromium', () => {
     expect(prompts).toBe(1)
     expect(paths).toEqual(['/tools/time_now'])
     await page.close()
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
 
   it('renders every tool for a caller who may call them all', async () => {
     const { paths, page } = await renderedToolPaths(KEYS.admin)
     expect(paths).toEqual(gateway.app.catalog.ids().map(id => `/tools/${id}`).sort())
     await page.close()
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
 
   it('"Try it out" calls the tool with the credential and shows its 200', async () => {
     const { page } = await renderedToolPaths(KEYS.clock)
@@ -61,5 +62,5 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in headless Chromium', () => {
     const body = await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent()
     expect(JSON.parse(body ?? '{}')).toMatchObject({ timeZone: 'UTC' })
     await page.close()
-  }, 60_000)
+  }, SLOW.BROWSER_MS)
 })

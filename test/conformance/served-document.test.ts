@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { z } from 'zod'
 import { defineTool } from '../../src/index.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
@@ -121,13 +122,13 @@ describe('the served document tells the truth (Ajv against /openapi.json)', () =
       authFailureLimit: 0,
     }, tools)
     await conformanceOf(app, 'echo')
-  }, 60_000)
+  }, SLOW.CPU_MS)
 
   it('so does every answer of the shipped tools', async () => {
     const shipped = await loadToolsFromDir(fileURLToPath(new URL('../../tools', import.meta.url)))
     const app = await testApp({ apiKeys: [...API_KEYS, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }], bodyLimit: 4_096, authFailureLimit: 0 }, shipped)
     await conformanceOf(app, 'time_now')
-  }, 60_000)
+  }, SLOW.CPU_MS)
 })
 
 describe('other methods on documented paths', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { commandsArb, drain, maxQueueArb, modelCanStart, simulate, type Command } from './scheduler-model.js'
 
 const RUNS = { numRuns: 400 }
@@ -9,7 +10,8 @@ function forAllTraces (property: (trace: ReturnType<typeof simulate>, commands: 
   fc.assert(fc.property(commandsArb, maxQueueArb, (commands, maxQueue) => { property(simulate(commands, maxQueue), commands, maxQueue) }), RUNS)
 }
 
-describe('scheduler properties over random arrivals, completions and cancels', () => {
+// 400 runs of the model per property: seconds each on a loaded 2-core machine.
+describe('scheduler properties over random arrivals, completions and cancels', { timeout: SLOW.CPU_MS }, () => {
   it('never lets an exclusive call overlap anything in its domain', () => {
     forAllTraces(trace => {
       for (const { running } of trace.snapshots) {

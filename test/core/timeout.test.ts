@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { settlesBefore } from '../on-time.js'
 import { catalogOf, lastRecord, echoDeclaration, forever, rejectionOf, writeDeclaration, type LooseDeclaration } from './helpers.js'
 
-// Real timers throughout: what is promised is wall-clock time, with this much slack.
+// Real timers throughout: a timeout fires no earlier than promised (wall clock), and no later
+// than this much after it, by the event loop's clock (settlesBefore), which a busy machine
+// delays alike for the timeout and for the check.
 const SLACK_MS = 50
 const TIMEOUT_MS = 100
 
-/** Invoke `toolId` and measure how long the call took to settle. */
-async function timed (declarations: LooseDeclaration[], toolId: string, core?: { defaultTimeoutMs: number }) {
+/**
+ * Invoke `toolId`: its error, how long it took to settle, and whether it settled before a
+ * timer of `dueMs` started with it.
+ */
+async function timed (declarations: LooseDeclaration[], toolId: string, core?: { defaultTimeoutMs: number }, dueMs = TIMEOUT_MS + SLACK_MS) {
   const invoker = catalogOf(declarations, core === undefined ? {} : { core }).bind({ app: undefined })
   const started = performance.now()
-  const error = await rejectionOf(invoker.invoke({ toolId, input: {} }))
-  return { error, elapsed: performance.now() - started }
+  const settled = rejectionOf(invoker.invoke({ toolId, input: {} })).then(error => ({ error, elapsed: performance.now() - started }))
+  const onTime = await settlesBefore(settled, dueMs)
+  return { ...await settled, onTime }
 }
 
 const hangingWrite = (overrides: LooseDeclaration = {}): LooseDeclaration =>
@@ -22,9 +29,9 @@ const hangingRead = (overrides: LooseDeclaration = {}): LooseDeclaration =>
 
 describe('a tool that ignores its signal and never resolves', () => {
   it('fails with TOOLGATE_TIMEOUT (504) within timeoutMs + 50 ms', async () => {
-    const { error, elapsed } = await timed([hangingWrite()], 'hang')
+    const { error, onTime } = await timed([hangingWrite()], 'hang')
     expect([error.code, error.status]).toEqual(['TOOLGATE_TIMEOUT', 504])
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+    expect(onTime).toBe(true)
   })
 
   it('does not time out before timeoutMs', async () => {
@@ -54,15 +61,15 @@ describe('a tool that ignores its signal and never resolves', () => {
   })
 
   it('takes its timeout from core.defaultTimeoutMs when it declares none', async () => {
-    const { error, elapsed } = await timed([hangingWrite({ timeoutMs: undefined })], 'hang', { defaultTimeoutMs: 80 })
+    const { error, elapsed, onTime } = await timed([hangingWrite({ timeoutMs: undefined })], 'hang', { defaultTimeoutMs: 80 }, 80 + SLACK_MS)
     expect(error.code).toBe('TOOLGATE_TIMEOUT')
     expect(elapsed).toBeGreaterThanOrEqual(78)
-    expect(elapsed).toBeLessThan(80 + SLACK_MS)
+    expect(onTime).toBe(true)
   })
 
   it('prefers its own timeoutMs over the default', async () => {
-    const { elapsed } = await timed([hangingWrite({ timeoutMs: 60 })], 'hang', { defaultTimeoutMs: 2_000 })
-    expect(elapsed).toBeLessThan(60 + SLACK_MS)
+    const { onTime } = await timed([hangingWrite({ timeoutMs: 60 })], 'hang', { defaultTimeoutMs: 2_000 }, 60 + SLACK_MS)
+    expect(onTime).toBe(true)
   })
 
   it('frees its slot once the abandon grace is over, so the domain is not blocked forever', async () => {

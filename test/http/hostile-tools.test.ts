@@ -42,7 +42,9 @@ describe('hostile tools', () => {
     const echo = await app.inject({ ...call('echo', { text: 'still here' }), headers: { ...auth(KEYS.admin), 'x-session-id': 'calm' } })
     expect(echo.statusCode).toBe(200)
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)
-    expect(performance.now() - started).toBeLessThan(1000)
+    // Served beside them, not behind them: waiting behind never_settles would take its 200 ms
+    // timeout plus the 5 s abandon grace. 3 s leaves room for huge's 50 MB on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(3_000)
     await Promise.all(hostileCalls)
   })
 })

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool, ToolError } from '../../src/index.js'
 import { auth, KEYS, testApp } from './helpers.js'
@@ -53,7 +53,7 @@ describe('Idempotency-Key over HTTP', () => {
     const { state, tools } = ledgerTools({ balance: 100, runs: 0, gate: new Promise<void>(resolve => { open = resolve }) })
     const app = await testApp({}, tools)
     const first = app.inject(pay(10, 'k3'))
-    await new Promise(resolve => setTimeout(resolve, 30))
+    await vi.waitFor(() => { expect(state.runs).toBe(1) }, { timeout: 5_000, interval: 5 }) // it runs (its key claimed), however slow the machine
     const during = await app.inject({ ...pay(10, 'k3'), headers: { ...pay(10, 'k3').headers, 'x-session-id': 'other' } })
     expectProblem(during, 409, 'TOOLGATE_CONFLICT')
     expect(during.headers['retry-after']).toBeDefined()

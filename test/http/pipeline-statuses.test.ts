@@ -1,5 +1,10 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { runs } from '../fixtures/http-tools.js'
+import { z } from 'zod'
+import { defineTool } from '../../src/index.js'
+import { httpTools, runs } from '../fixtures/http-tools.js'
+import { settlesBefore } from '../on-time.js'
+import { call as slotCall, slotTools } from '../redis/slot-http.js'
 import { auth, KEYS, testApp } from './helpers.js'
 import { expectProblem } from './problem-shape.js'
 
@@ -97,10 +102,19 @@ describe('CONTRACT section 2 over HTTP', () => {
   })
 
   it('504: a tool that ignores its signal times out on time, outcome unknown', async () => {
-    const app = await testApp()
-    const started = performance.now()
-    const body = expectProblem(await app.inject(call('hang', {})), 504, 'TOOLGATE_TIMEOUT')
-    expect(performance.now() - started).toBeLessThan(150 + 100)
+    // On time: the answer comes before a timer of its timeout plus 100 ms, started when the tool
+    // began, fires (the event loop's clock, which a busy machine delays alike for both).
+    let answer: Promise<LightMyRequestResponse> | undefined
+    let onTime: Promise<boolean> | undefined
+    const hang = defineTool({
+      id: 'hang_timed', kind: 'write', description: 'Never settles and ignores its signal.', isReadOnly: false, isConcurrencySafe: false, authorize () {}, timeoutMs: 150,
+      inputSchema: z.object({}), outputSchema: z.null(),
+      execute: () => { onTime = settlesBefore(answer!, 150 + 100); return new Promise<null>(() => {}) },
+    })
+    const app = await testApp({}, [...httpTools, hang])
+    answer = app.inject(call('hang_timed', {}))
+    const body = expectProblem(await answer, 504, 'TOOLGATE_TIMEOUT')
+    expect(await onTime).toBe(true)
     expect(body.outcome).toBe('unknown')
   })
 
@@ -131,12 +145,11 @@ describe('CONTRACT section 2 over HTTP', () => {
   })
 
   it('sessions are separate concurrency domains', async () => {
-    const app = await testApp()
-    const started = performance.now()
-    const responses = await Promise.all(['a', 'b'].map(session => app.inject({
-      method: 'POST', url: '/tools/slow_write', headers: { ...auth(KEYS.admin), 'x-session-id': session }, payload: { ms: 200 },
-    })))
-    expect(responses.map(r => r.statusCode)).toEqual([200, 200])
-    expect(performance.now() - started).toBeLessThan(380)
+    // Two calls of a tool that is not concurrency-safe, in two sessions, ran at the same time:
+    // each began before the other ended (the tools report when they ran), however slow the machine.
+    const app = await testApp({}, slotTools)
+    const [a, b] = await Promise.all(['a', 'b'].map(session => slotCall(app, 'slot_exclusive', 200, session)))
+    expect([a!.status, b!.status]).toEqual([200, 200])
+    expect(a!.ran!.start < b!.ran!.end && b!.ran!.start < a!.ran!.end).toBe(true)
   })
 })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -11,7 +12,8 @@ interface Run { code: number | null, stdout: string, stderr: string }
 
 /** Start the real server entry; `onListening` runs once it logs its address. */
 function startServer (env: Record<string, string>, onListening?: (address: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Run> {
-  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env } })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', chunk => {
@@ -27,7 +29,7 @@ function startServer (env: Record<string, string>, onListening?: (address: strin
   return new Promise(resolve => child.on('exit', code => { resolve({ code, stdout, stderr }) }))
 }
 
-describe('the server entry', () => {
+describe('the server entry', { timeout: SLOW.PROCESS_MS }, () => {
   it('serves the shipped tools and exits 0 on SIGTERM', async () => {
     let health = 0
     const run = await startServer({}, (address, kill) => {

@@ -8,6 +8,9 @@ import { defineTool } from '../../src/index.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { auth, KEYS, testApp } from '../http/helpers.js'
 
+/** Calls of `wait_for_abort` that began: a test cancels one once it runs, however slow the machine. */
+export const started: string[] = []
+
 /** Calls of `wait_for_abort` that saw their signal abort: proves cancellation reached the tool. */
 export const aborted: string[] = []
 
@@ -25,6 +28,7 @@ export const mcpTools = [
     authorize () {}, timeoutMs: 10_000,
     inputSchema: z.object({ tag: z.string() }), outputSchema: z.object({ never: z.boolean() }),
     execute: async ({ tag }, ctx) => {
+      started.push(tag)
       try {
         await sleep(10_000, undefined, { signal: ctx.signal })
       } catch {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { KEYS } from '../http/helpers.js'
-import { aborted, listeningGateway, sdkClient } from './helpers.js'
+import { aborted, listeningGateway, sdkClient, started } from './helpers.js'
 
 const DECLARATION = 'dev.toolgate/declaration'
 const PROBLEM = 'dev.toolgate/problem'
@@ -109,7 +109,7 @@ describe('POST /mcp with the official SDK client (Streamable HTTP)', () => {
     const client = await sdkClient(url)
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_for_abort', arguments: { tag: 'sdk-cancel' } }, undefined, { signal: controller.signal })
-    await new Promise(resolve => setTimeout(resolve, 200))
+    await expect.poll(() => started.includes('sdk-cancel'), { timeout: 5000 }).toBe(true) // cancel it once it runs
     controller.abort('changed my mind')
     await expect(call).rejects.toThrow()
     await expect.poll(() => aborted.includes('sdk-cancel'), { timeout: 3000 }).toBe(true)

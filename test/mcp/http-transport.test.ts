@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { KEYS, testApp } from '../http/helpers.js'
-import { aborted, listeningGateway, mcpTools } from './helpers.js'
+import { aborted, listeningGateway, mcpTools, started } from './helpers.js'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': KEYS.caller }
 const rpc = (method: string, params: Record<string, unknown> = {}, id: number | null = 1): string =>
@@ -109,7 +109,7 @@ describe('POST /mcp: the Streamable HTTP rules', () => {
     const { url } = await listeningGateway()
     const controller = new AbortController()
     const call = fetch(url, { method: 'POST', headers: HEADERS, body: rpc('tools/call', { name: 'wait_for_abort', arguments: { tag: 'disconnect' } }), signal: controller.signal })
-    await new Promise(resolve => setTimeout(resolve, 200))
+    await expect.poll(() => started.includes('disconnect'), { timeout: 5000 }).toBe(true) // hang up once it runs
     controller.abort()
     await expect(call).rejects.toThrow()
     await expect.poll(() => aborted.includes('disconnect'), { timeout: 3000 }).toBe(true)

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { KEYS } from '../http/helpers.js'
 import { listeningGateway } from './helpers.js'
 
@@ -22,7 +23,7 @@ async function inspect (args: string[]): Promise<any> {
   return JSON.parse(stdout)
 }
 
-describe('the MCP Inspector CLI against toolgate', () => {
+describe('the MCP Inspector CLI against toolgate', { timeout: SLOW.PROCESS_MS }, () => {
   it('lists and calls tools over Streamable HTTP with an API key', async () => {
     const { url } = await listeningGateway()
     const auth = ['--header', `x-api-key: ${KEYS.caller}`]

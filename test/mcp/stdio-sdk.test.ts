@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Client as ModernClient } from '@modelcontextprotocol/client'
@@ -29,7 +30,7 @@ async function stdioClient (): Promise<{ client: Client, stderr: () => string }>
   return { client, stderr: () => err }
 }
 
-describe('toolgate mcp: MCP over stdio with the official SDK client', () => {
+describe('toolgate mcp: MCP over stdio with the official SDK client', { timeout: SLOW.PROCESS_MS }, () => {
   it('lists the folder\'s tools with annotations from their declarations', async () => {
     const { client } = await stdioClient()
     expect(client.getServerVersion()?.name).toBe('toolgate')
@@ -55,14 +56,14 @@ describe('toolgate mcp: MCP over stdio with the official SDK client', () => {
     const { client, stderr } = await stdioClient()
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_for_abort', arguments: { tag: 'stdio-1' } }, undefined, { signal: controller.signal })
-    await new Promise(resolve => setTimeout(resolve, 300))
+    await expect.poll(() => stderr(), { timeout: 10_000 }).toContain('STARTED stdio-1') // cancel it once it runs
     controller.abort('user pressed stop')
     await expect(call).rejects.toThrow()
     await expect.poll(() => stderr(), { timeout: 5000 }).toContain('ABORTED stdio-1')
   })
 })
 
-describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', () => {
+describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', { timeout: SLOW.PROCESS_MS }, () => {
   it('negotiates 2026-07-28 and calls a tool', async () => {
     const client = new ModernClient({ name: 'toolgate-modern-stdio', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
     await client.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } }))

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { auth, KEYS, testApp } from '../http/helpers.js'
 import { scrape } from './scrape.js'
@@ -25,7 +26,8 @@ async function seriesOf (app: FastifyInstance): Promise<{ keys: string[], text: 
   return { keys, text }
 }
 
-describe('what callers send never creates series', () => {
+// A thousand requests through the whole pipeline per test: seconds on a loaded machine.
+describe('what callers send never creates series', { timeout: SLOW.CPU_MS }, () => {
   it('1000 calls to random tool names leave the series unchanged, and no name appears in /metrics', async () => {
     const app = await testApp({}, httpTools)
     const before = await seriesOf(app)

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { httpTools, runs } from '../fixtures/http-tools.js'
+import { z } from 'zod'
+import { defineTool } from '../../src/index.js'
+import { httpTools } from '../fixtures/http-tools.js'
 import { createGate } from '../fixtures/metrics-tools.js'
 import { auth, KEYS, testApp } from '../http/helpers.js'
 import { sample, scrape } from './scrape.js'
@@ -31,11 +33,15 @@ describe('calls in flight', () => {
   })
 
   it('a call that fails (here a timeout) leaves the gauge at 0 too', async () => {
-    const app = await testApp({}, httpTools)
-    const before = runs.get('hang') ?? 0
+    // Like the fixture's hang, with a timeout that leaves a busy machine time to scrape while it runs.
+    let started = false
+    const hang = defineTool({
+      id: 'hang', kind: 'write', description: 'Never settles and ignores its signal.', isReadOnly: false, isConcurrencySafe: false, authorize () {}, timeoutMs: 1_000,
+      inputSchema: z.object({}), outputSchema: z.null(), execute: () => { started = true; return new Promise<null>(() => {}) },
+    })
+    const app = await testApp({}, [hang])
     const call = app.inject({ method: 'POST', url: '/tools/hang', headers: auth(KEYS.admin), payload: {} })
-    // Running (not a fixed sleep, which a slow first request outlasts): its 150 ms timeout is pending.
-    await until(() => (runs.get('hang') ?? 0) > before)
+    await until(() => started)
     expect(sample(await scrape(app), 'toolgate_tool_calls_in_flight', HANG)).toBe(1)
     expect((await call).statusCode).toBe(504)
     expect(sample(await scrape(app), 'toolgate_tool_calls_in_flight', HANG)).toBe(0)

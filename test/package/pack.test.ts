@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
@@ -26,19 +27,22 @@ function devVersion (name: string): string {
   return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[name]!
 }
 
+/** Run a command to its end (tsc, npm), capped at SLOW.COMPILE_MS. */
 function sh (command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 })
+  return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: SLOW.COMPILE_MS })
 }
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'toolgate-pack-'))
   project = join(work, 'project')
   mkdirSync(join(project, 'tools'), { recursive: true })
-  const [result] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', work], root)) as Array<typeof packed>
+  // `npm test` has built dist/ (pretest). Without --ignore-scripts `npm pack` would run `prepare`,
+  // deleting and rebuilding dist/ while the other test files run the command from it.
+  const [result] = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<typeof packed>
   packed = result!
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-tools', private: true, type: 'module' }))
   sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename), `zod@${ZOD_FLOOR}`, '@types/node@20', ...README_EXAMPLE_PACKAGES], project)
-}, 300_000)
+}, SLOW.INSTALL_MS)
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
@@ -83,7 +87,8 @@ export default {
 
 /** Start `npx toolgate serve DIR` in `cwd`; resolves with its address once it listens. */
 async function serve (cwd: string, dir: string, env: Record<string, string> = {}): Promise<{ address: string, stop: () => Promise<void> }> {
-  const child = spawn('npx', ['--no-install', 'toolgate', 'serve', dir], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, detached: true })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn('npx', ['--no-install', 'toolgate', 'serve', dir], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env }, detached: true })
   let out = ''
   const address = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error(`no address within 30 s:\n${out}`)) }, 30_000)
@@ -124,7 +129,7 @@ describe('the npm package', () => {
       include: ['tools/*.ts'],
     }))
     expect(() => sh(process.execPath, [tsc, '-p', '.'], project)).not.toThrow()
-  })
+  }, SLOW.COMPILE_MS)
 
   it('serves a .ts and a .js tool with `npx toolgate serve`', async () => {
     writeFileSync(join(project, 'tools/greet.ts'), GREET_TS)
@@ -139,7 +144,7 @@ describe('the npm package', () => {
     } finally {
       await stop()
     }
-  }, 60_000)
+  }, SLOW.PROCESS_MS)
 
   it('serves a tools folder with no node_modules anywhere above it, resolving toolgate and zod to its own', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'toolgate-elsewhere-'))
@@ -156,7 +161,7 @@ describe('the npm package', () => {
     } finally {
       rmSync(elsewhere, { recursive: true, force: true })
     }
-  }, 60_000)
+  }, SLOW.PROCESS_MS)
 
   it('mounts the tools in a bare Fastify app through the plugin, under a prefix', () => {
     writeFileSync(join(project, 'mount.mjs'), `
@@ -192,7 +197,7 @@ describe('the npm package', () => {
     expect(Object.keys(JSON.parse(results.openapi!.body).paths)).toContain('/agent-tools/tools/shout')
     expect(results.metrics!.body).toContain('toolgate_tool_calls_total{tool="shout",kind="compute",effects="none",outcome="ok"} 1')
     expect(refused).toMatch(/needs apiKeys or jwt, or authDisabled: true/)
-  }, 60_000)
+  }, SLOW.PROCESS_MS)
 
   it('resolves every export the README names, from the installed package', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8')
@@ -210,7 +215,7 @@ describe('the npm package', () => {
       `{ const m = await import('${specifier}'); for (const n of ${JSON.stringify([...names])}) if (m[n] === undefined) missing.push('${specifier}:' + n) }`).join('\n')
     writeFileSync(join(project, 'exports.mjs'), `const missing = []\n${script}\nconsole.log(JSON.stringify(missing))`)
     expect(JSON.parse(sh(process.execPath, ['exports.mjs'], project))).toEqual([])
-  })
+  }, SLOW.PROCESS_MS)
 
   it('compiles every TypeScript example in the README against the installed package', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8')
@@ -226,5 +231,5 @@ describe('the npm package', () => {
     let output = ''
     try { sh(process.execPath, [tsc, '-p', '.'], dir) } catch (error) { output = String((error as { stdout?: string }).stdout) }
     expect(output).toBe('')
-  })
+  }, SLOW.COMPILE_MS)
 })

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildApp } from '../../plugins/app.js'
@@ -23,7 +24,7 @@ afterAll(async () => {
   await cleanPrefix(prefix)
 })
 
-describe.skipIf(!HAVE_REDIS)('toolgate mcp with approvals in Redis', () => {
+describe.skipIf(!HAVE_REDIS)('toolgate mcp with approvals in Redis', { timeout: SLOW.PROCESS_MS }, () => {
   it('a ruled call waits for a person deciding on the HTTP gateway, then runs once', async () => {
     const configFile = join(dir, 'config.json')
     writeFileSync(configFile, JSON.stringify({ approvalRules: [{ tools: ['echo'] }] }))

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { SLOW } from '../slow.js'
 import { buildApp } from '../../plugins/app.js'
 import { loadConfig } from '../../src/services/config.js'
 import { httpTools, runs } from '../fixtures/http-tools.js'
@@ -48,7 +49,7 @@ async function untilRecovered (app: FastifyInstance, key: string, apiKey: string
   return response
 }
 
-describe.skipIf(!HAVE_REDIS_SERVER)('Redis outage and recovery', () => {
+describe.skipIf(!HAVE_REDIS_SERVER)('Redis outage and recovery', { timeout: SLOW.REDIS_OUTAGE_MS }, () => {
   it('with Redis up, an idempotent call runs once and its repeat is replayed', async () => {
     const app = await gatewayOn(await startedRedis())
     const first = await write(app, 'up-1')

@@ -24,10 +24,17 @@ export class PrivateRedis {
     return new PrivateRedis(await freePort())
   }
 
+  /** Started on a free port; on another if something else took that port first (another test run on this machine). */
   static async start (): Promise<PrivateRedis> {
-    const redis = await PrivateRedis.reserve()
-    await redis.start()
-    return redis
+    for (let attempt = 1; ; attempt++) {
+      const redis = await PrivateRedis.reserve()
+      try {
+        await redis.start()
+        return redis
+      } catch (error) {
+        if (attempt === 3 || !/Address already in use/i.test(String(error))) throw error
+      }
+    }
   }
 
   get url (): string {
@@ -41,7 +48,8 @@ export class PrivateRedis {
     this.#child = child
     let out = ''
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`redis-server did not start on ${this.port}: ${out}`)) }, 5_000)
+      // Milliseconds on an idle machine; the bound is for a busy one.
+      const timer = setTimeout(() => { reject(new Error(`redis-server did not start on ${this.port}: ${out}`)) }, 15_000)
       child.stdout!.on('data', chunk => {
         out += String(chunk)
         if (out.includes('Ready to accept connections')) { clearTimeout(timer); resolve() }

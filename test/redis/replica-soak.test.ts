@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { violations, type Ran } from './intervals.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 import { post, startReplicaProcess, stopReplicaProcess, type ReplicaProcess } from './replica-processes.js'
@@ -68,5 +69,5 @@ describe.skipIf(!HAVE_REDIS)('two-replica soak of one session', () => {
       redis.disconnect()
     }
     console.log(`[soak] ${ran.length} calls in ${SOAK_MS} ms over 2 replicas, none overlapping where forbidden`)
-  }, SOAK_MS + 30_000)
+  }, SOAK_MS + SLOW.PROCESS_MS)
 })

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -37,7 +38,7 @@ const post = (base: string, tool: string, body: object, key: string, headers: Re
 
 beforeAll(async () => {
   if (HAVE_REDIS) addresses = await Promise.all([startReplica(), startReplica()])
-}, 30_000)
+}, SLOW.PROCESS_MS)
 afterAll(async () => {
   await Promise.all(children.map(child => new Promise(resolve => {
     if (child.exitCode !== null) { resolve(undefined); return }

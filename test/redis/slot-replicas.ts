@@ -44,3 +44,12 @@ export async function settlesWithin (promise: Promise<unknown>, ms: number): Pro
   clearTimeout(timer)
   return result
 }
+
+/** Until `condition` holds, checked every 5 ms; throws after `ms`. */
+export async function until (condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!await condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${ms} ms`)
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}

@@ -27,7 +27,8 @@ beforeAll(async () => {
     if (path === '/hang') { req.socket.on('close', () => closedHangs.push(path)); return }
     if (path === '/slow') {
       open++; maxOpen = Math.max(maxOpen, open)
-      setTimeout(() => { open--; res.end('done') }, 150)
+      // Long enough for the four let through to all arrive before the first ends, on a busy machine too.
+      setTimeout(() => { open--; res.end('done') }, 500)
       return
     }
     res.writeHead(404).end()

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../slow.js'
 import { OtlpReceiver } from './otlp-receiver.js'
 
 // The compiled server entry, as `npm start` runs it (`npm test` builds first).
@@ -12,7 +13,8 @@ afterAll(async () => { await receiver.close() })
 
 /** Start `toolgate serve` with `env`, make one traced call, stop it with SIGTERM. */
 function serveOnce (env: Record<string, string>): Promise<{ code: number | null, status: number, stdout: string }> {
-  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env } })
+  // Without Redis even where the environment names one: nothing here is shared with other runs.
+  const child = spawn(process.execPath, ['dist/bin/toolgate.js', 'serve'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env } })
   let stdout = ''
   let status = 0
   let called = false
@@ -42,14 +44,14 @@ describe('toolgate serve and the OpenTelemetry environment', () => {
     expect(receiver.contentTypes.every(type => type.startsWith('application/json'))).toBe(true)
     // The log line of the call carries the same trace.
     expect(run.stdout).toMatch(/"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736".*"msg":"tool call"/)
-  }, 30_000)
+  }, SLOW.PROCESS_MS)
 
   it('speaks OTLP/HTTP protobuf when no protocol is named (the specification\'s default)', async () => {
     const before = receiver.contentTypes.length
     const run = await serveOnce({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
     expect(run.code).toBe(0)
     expect(receiver.contentTypes.slice(before)).toContain('application/x-protobuf')
-  }, 30_000)
+  }, SLOW.PROCESS_MS)
 
   it('exports nothing without an endpoint', async () => {
     const before = receiver.spans.length
@@ -58,5 +60,5 @@ describe('toolgate serve and the OpenTelemetry environment', () => {
     expect(run.code).toBe(0)
     expect(receiver.spans.length).toBe(before)
     expect(run.stdout).not.toContain('trace_id')
-  }, 30_000)
+  }, SLOW.PROCESS_MS)
 })
