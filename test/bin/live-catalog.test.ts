@@ -1,3 +1,4 @@
+import { SLOW } from '../slow.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
@@ -17,7 +18,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(root, 'dist/bin/toolgate.js')
 
 /** Generous bounds: a reload is a file event, 150 ms of quiet, an esbuild transform and an import. */
-const TEST_MS = 60_000
+const TEST_MS = SLOW.PROCESS_MS
 const WAIT_MS = 20_000
 
 interface LogLine {

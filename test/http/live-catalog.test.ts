@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, ToolDefinitionError, type AnyTool } from '../../src/index.js'
 import { ToolReplacementError } from '../../src/services/catalog-updates.js'
+import { SLOW } from '../slow.js'
 import { auth, KEYS, testApp } from './helpers.js'
 
 /** A tool that says which version of the catalog it belongs to, in its description and its output. */
@@ -151,7 +152,7 @@ describe('a large replacement', () => {
     expect(statuses.filter(status => status !== 200)).toEqual([])
     expect(await paths(app)).toHaveLength(1000)
     expect((await call(app, 'tool_999')).json()).toEqual({ id: 'tool_999', version: 2 })
-  }, 120_000)
+  }, SLOW.CPU_MS)
 })
 
 describe('concurrent requests during repeated replacements', () => {
@@ -199,5 +200,5 @@ describe('concurrent requests during repeated replacements', () => {
         await app.close()
       },
     ), { numRuns: 25 })
-  }, 120_000)
+  }, SLOW.CPU_MS)
 })
