@@ -2,8 +2,8 @@ import { realpathSync, statSync, type Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { helpersFingerprint, loadedBefore, versionedUrl } from './module-versions.js'
-import { prepareToolsDir, registerToolHooks } from './tool-hooks.js'
+import { helpersFingerprint, versionedUrl } from './module-versions.js'
+import { registerToolHooks } from './tool-hooks.js'
 import { defineTool } from '../core/define-tool.js'
 import { ToolDefinitionError } from '../core/errors.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration } from '../core/tool.js'
@@ -26,8 +26,6 @@ export class ToolLoadError extends Error {
  */
 export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
   const root = realRoot(dir)
-  // A folder loaded again may need the module hooks now (its first .ts file, say).
-  if (loadedBefore(root)) prepareToolsDir(root)
   let entries
   try {
     entries = await readdir(root, { withFileTypes: true })
@@ -45,7 +43,12 @@ export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
     // Changed helpers are reached through the module hooks only (see versionedUrl).
     if (freshHelpers) registerToolHooks()
     try {
-      tools.push(...await loadToolModule(file, url))
+      tools.push(...await loadToolModule(file, url).catch(async (error: unknown) => {
+        // A folder that needed no module hooks at start-up may now (its first .ts file, an
+        // import of toolgate or zod): install them and try once more, under a new URL.
+        if (!needsHooks(error) || !registerToolHooks()) throw error
+        return await loadToolModule(file, versionedUrl(file, root, helpers, (failures.get(file) ?? 0) + 1).url)
+      }))
       failures.delete(file)
     } catch (error) {
       // Node keeps a failed import under its URL: the next try needs another one, or a cause
@@ -58,6 +61,11 @@ export async function loadToolsFromDir (dir: string): Promise<AnyTool[]> {
 }
 
 const failures = new Map<string, number>()
+
+function needsHooks (error: unknown): boolean {
+  const code = ((error as { cause?: { code?: unknown } }).cause)?.code
+  return code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_MODULE_NOT_FOUND'
+}
 
 /** The folder's real path: Node names modules by theirs, and the module hooks compare the two. */
 function realRoot (dir: string): string {

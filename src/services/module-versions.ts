@@ -40,11 +40,6 @@ export function versionedUrl (file: string, root: string, helpers: string, retry
   return { url: url.href, freshHelpers }
 }
 
-/** True once `root` was loaded in this process: a load now is a reload. */
-export function loadedBefore (root: string): boolean {
-  return firstHelpers.has(root)
-}
-
 /**
  * One hash over the path and content of every source file below `root`'s top level, and of the
  * top level's files that are not tool modules (JSON, CommonJS a tool reads): node_modules and

@@ -17,14 +17,22 @@ export function prepareToolsDir (dir: string): void {
   if (hasTypeScript(dir) || SHARED_PACKAGES.some(name => !resolvesFrom(dir, name))) registerToolHooks()
 }
 
-/** Install the hooks unconditionally; once per process. */
-export function registerToolHooks (): void {
-  if (registered) return
+/** Install the hooks unconditionally; once per process. True when this call installed them. */
+export function registerToolHooks (): boolean {
+  if (registered) return false
   registered = true
   const data: ToolHooksData = { gatewayUrl: packageJsonUrl() }
   // In the clone, from source (tsx, vitest), the hooks file is TypeScript; in the package it is compiled.
   const hooks = new URL(import.meta.url.endsWith('.ts') ? './module-hooks.ts' : './module-hooks.js', import.meta.url)
-  register(hooks, { data })
+  try {
+    register(hooks, { data })
+  } catch (error) {
+    // From source under a runner that transpiles TypeScript itself (vitest), Node cannot load
+    // the .ts hooks file, and the runner resolves and transpiles the tools anyway.
+    if (hooks.pathname.endsWith('.ts') && (error as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION') return false
+    throw error
+  }
+  return true
 }
 
 function hasTypeScript (dir: string): boolean {
