@@ -145,7 +145,7 @@ export class McpProtocol {
     const input = params.arguments ?? {}
     if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
-    const tool = caller.get(name)
+    let tool = caller.get(name)
     if (tool === undefined) throw unknownTool(name)
     const complete = modern ? withResultType : asIs
     let options = callOptionsOf(params._meta, caller.defaults)
@@ -160,6 +160,9 @@ export class McpProtocol {
         resumed = await this.#redeem(params.requestState, caller, name)
         options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
       }
+      // The declaration the call runs with: the catalog may have been replaced during the await
+      // above, and the pipeline finds its tool in the same turn as this look-up.
+      tool = caller.get(name) ?? tool
       result = await caller.invoke(name, input, options)
     } catch (error) {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
