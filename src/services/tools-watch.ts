@@ -7,6 +7,7 @@ export interface ToolsWatch {
 
 /** How long a folder must stay quiet before it is reloaded: an editor's save is several writes. */
 const QUIET_MS = 150
+const MAX_WAIT_MS = 2_000
 
 /**
  * Call `onChange` once a tools folder (and its helper folders) has been quiet for a moment
@@ -21,14 +22,19 @@ export function watchToolsDir (dir: string, onChange: () => void): ToolsWatch {
   let timer: NodeJS.Timeout | undefined
   let closed = false
 
+  let firstUnhandled: number | undefined
   const changed = (name: string | null): void => {
     if (closed || (name !== null && isScratch(name))) return
     clearTimeout(timer)
+    firstUnhandled ??= Date.now()
+    // Writes that never pause (a build writing into the folder) still reload every MAX_WAIT_MS.
+    const wait = Math.max(0, Math.min(QUIET_MS, firstUnhandled + MAX_WAIT_MS - Date.now()))
     timer = setTimeout(() => {
+      firstUnhandled = undefined
       // What is watched follows the folders as they are now (made, removed, replaced), then the load.
       sync()
       onChange()
-    }, QUIET_MS)
+    }, wait)
   }
   const sync = (): void => {
     for (const [path, { watcher, ino }] of watchers) {
