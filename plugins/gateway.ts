@@ -4,7 +4,6 @@ import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
 import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
 import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/catalog-updates.js'
 import { loadToolsFromDir } from '../src/services/loader.js'
-import { nameMapsFor } from '../src/services/llm-specs/names.js'
 import { ToolDocuments } from './tool-document.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
@@ -137,8 +136,6 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   let ready = false
   const updates = new CatalogUpdates({
     catalog,
-    // The names each provider's export gives the tools: a collision refuses the set, as at start-up.
-    check: set => { nameMapsFor(set) },
     // Before the app is ready its document cannot be generated: onReady generates the set serving then.
     prepare: async set => { if (ready) await documents.prepare(set) },
     log: app.log,

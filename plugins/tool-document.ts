@@ -64,7 +64,7 @@ export class ToolDocuments {
     const gateway = this.#options.gateway()
     const components = (gateway.components ?? {}) as { schemas?: Document }
     // A named schema two chunks share takes its newest definition (the tool that changed last).
-    const chunks = [...new Set(parts)].sort((a, b) => a.generation - b.generation).map(part => part.schemas)
+    const chunks = [...parts].sort((a, b) => a.generation - b.generation).map(part => part.schemas)
     const schemas = Object.assign({}, components.schemas, ...new Set(chunks)) as Document
     const toolPaths = Object.fromEntries(parts.map(part => [part.path, part.item])) as Document
     const document = { ...gateway, paths: withToolPaths(gateway.paths as Document, toolPaths, this.#options.prefix), components: { ...components, schemas } }

@@ -35,8 +35,6 @@ interface Log {
 
 export interface CatalogUpdatesOptions<App> {
   readonly catalog: ToolCatalog<App>
-  /** The gateway's own rules about a set, before it serves: throws to refuse it. */
-  readonly check?: (set: ToolSet<App>) => void
   /** What a set needs before it serves (its OpenAPI document), off the request path. */
   readonly prepare?: (set: ToolSet<App>) => Promise<void>
   readonly log: Log
@@ -45,7 +43,7 @@ export interface CatalogUpdatesOptions<App> {
 }
 
 /**
- * Replacements of a gateway's tools, one at a time: load (or take) the new tools, check and
+ * Replacements of a gateway's tools, one at a time: load (or take) the new tools,
  * prepare the set while the old one serves, then swap in one step. Anything that goes wrong
  * before the swap refuses the replacement whole, and the serving catalog is untouched.
  */
@@ -80,7 +78,6 @@ export class CatalogUpdates<App> {
       set = catalog.prepare(tools)
       // Nothing changed (a reload of an untouched folder): the set serving stays, at no cost.
       if (sameTools(catalog.current, set)) return this.#unchanged(started, origin)
-      this.#options.check?.(set)
       await this.#options.prepare?.(set)
     } catch (error) {
       const serving = { version: catalog.current.version, tools: catalog.current.tools.length }

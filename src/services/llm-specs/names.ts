@@ -43,7 +43,7 @@ export function nameMapOf (format: SpecFormat, tools: readonly AnyTool[]): NameM
   return { toName, toId }
 }
 
-/** Every provider's map: a collision stops the gateway (or refuses a replacement) with the message above. */
+/** Every provider's map; a collision throws the message above (ids in the id format map to themselves, so none can). */
 function nameMapsOf (tools: readonly AnyTool[]): ReadonlyMap<SpecFormat, NameMap> {
   return new Map(SPEC_FORMATS.map(format => [format, nameMapOf(format, tools)]))
 }
