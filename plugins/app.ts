@@ -10,6 +10,7 @@ import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 import { traceIdsOfActiveSpan } from '../src/services/tracing/active-span.js'
+import { startUpstreams, type Upstreams } from '../src/services/upstreams/upstreams.js'
 
 export { VERSION } from '../src/services/version.js'
 
@@ -22,6 +23,12 @@ export interface BuildOptions {
   readonly tracing?: Tracing
   /** The folder `tools` came from, which `app.reloadTools()` loads again. */
   readonly toolsDir?: string
+}
+
+/** The gateway's upstream MCP servers (`UPSTREAMS_FILE`), started; undefined when none are configured. */
+async function upstreamsOf (config: Config, log: FastifyBaseLogger): Promise<Upstreams | undefined> {
+  if (config.upstreamsFile === undefined) return undefined
+  return await startUpstreams(config.upstreamsFile, { log, maxMessageBytes: config.maxResponseBytes })
 }
 
 /**
@@ -58,7 +65,14 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   // A plain property of the root instance, read through by every plugin scope made later.
   app.log = logger
-  await registerGateway(app, { config, tools: options.tools, tracing: options.tracing, toolsDir: options.toolsDir })
+  const upstreams = await upstreamsOf(config, logger)
+  if (upstreams !== undefined) app.addHook('onClose', async () => { await upstreams.close() })
+  try {
+    await registerGateway(app, { config, tools: options.tools, tracing: options.tracing, toolsDir: options.toolsDir, upstreams })
+  } catch (error) {
+    await upstreams?.close()
+    throw error
+  }
   // Tool calls log their own line (tool-routes); every other request logs here, when info
   // lines are kept at all: a response hook costs every call, so none is added otherwise.
   if (logsInfo(config.logLevel)) {

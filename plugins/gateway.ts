@@ -34,6 +34,8 @@ import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
 import { activeSpanIds } from '../src/services/tracing/active-span.js'
+import type { Upstreams } from '../src/services/upstreams/upstreams.js'
+import { upstreamRoutes } from './upstreams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +62,8 @@ export interface GatewayOptions {
   readonly tracing?: Tracing
   /** The folder `tools` came from, which `reloadTools` loads again (absent: it refuses). */
   readonly toolsDir?: string
+  /** Upstream MCP servers, started: their tools serve beside `tools`, and their list changes reach the catalog. */
+  readonly upstreams?: Upstreams
 }
 
 /**
@@ -70,7 +74,10 @@ export interface GatewayOptions {
  * operations and metrics either way.
  */
 export async function registerGateway (app: FastifyInstance, options: GatewayOptions): Promise<ToolCatalog<GatewayApp>> {
-  const { config, tools } = options
+  const { config, upstreams } = options
+  // The tools the gateway was given (or its folder holds), then every upstream's, server by server.
+  let local = options.tools
+  const tools = upstreams === undefined ? local : [...local, ...upstreams.tools()]
   checkToolLimits(config, tools)
   // First, so that the HTTP server span covers every route and hook registered after it.
   // The Fastify instrumentation (and the SDK behind it) loads only when tracing is on.
@@ -90,6 +97,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
+  if (upstreams !== undefined) metrics.register(...upstreams.families)
   const audit = await openAuditTrail(config, metrics, app.log)
   const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs })
   const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit)
@@ -141,12 +149,22 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     log: app.log,
     onOutcome: outcome => { metrics.catalogReplaced(outcome) },
   })
-  app.decorate('replaceTools', async (next: Parameters<FastifyInstance['replaceTools']>[0]) => await updates.replace(next as AnyTool<GatewayApp>[], 'api'))
+  const withUpstreams = (given: readonly AnyTool<GatewayApp>[]): AnyTool<GatewayApp>[] => upstreams === undefined ? [...given] : [...given, ...upstreams.tools()]
+  app.decorate('replaceTools', async (next: Parameters<FastifyInstance['replaceTools']>[0]) => {
+    const given = [...next] as AnyTool<GatewayApp>[]
+    return await updates.replace(withUpstreams(given), 'api', () => { local = given })
+  })
   const { toolsDir } = options
   app.decorate('reloadTools', async () => {
     if (toolsDir === undefined) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
-    return await updates.replace(async () => await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[], toolsDir)
+    let loaded: AnyTool<GatewayApp>[] = []
+    return await updates.replace(async () => {
+      loaded = await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[]
+      return withUpstreams(loaded)
+    }, toolsDir, () => { local = loaded })
   })
+  // A server's list changed (list_changed, a reconnection): the catalog follows, or, refused, keeps serving what it had (logged).
+  upstreams?.onChange(server => { updates.replace(async () => withUpstreams(local as AnyTool<GatewayApp>[]), `upstream ${server}`).catch(() => undefined) })
   app.decorate('openapiDocument', () => JSON.parse(documents.views(catalog.current).fullJson()) as Record<string, unknown>)
 
   await app.register(problemPlugin, {
@@ -170,7 +188,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     ready = true
   })
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
-  await app.register(healthRoutes, { catalog })
+  await app.register(healthRoutes, { catalog, upstreams })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
   // One compiled set of approval rules for every face that calls tools (REST, MCP).
@@ -205,6 +223,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       },
     })
     await scope.register(intentRoutes, { catalog, facts })
+    if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
   })
   app.addHook('onClose', async () => {
     await catalog.shutdown(0)

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { documentStatuses } from './schemas.js'
-import { ERRORS, GatewayError, ToolgateError, type ErrorCode, type InputIssue } from '../src/index.js'
+import { ERRORS, GatewayError, ToolgateError, UpstreamError, type ErrorCode, type InputIssue } from '../src/index.js'
 import { toolIdOf } from './tool-call-route.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
@@ -69,10 +69,12 @@ const GENERIC_DETAIL = new Set<string>(['TOOLGATE_INTERNAL', 'TOOLGATE_TOOL_BAD_
 /**
  * Every 5xx of the gateway itself gets a fixed detail: its message may name internals (a heap
  * figure, a queue, a limit, a tool's thrown message) that are for the log, not the caller.
- * A tool's own ToolError keeps the message its author wrote for the caller.
+ * A tool's own ToolError keeps the message its author wrote for the caller, and so does an
+ * upstream's failure (an `isError` text, bounded; which upstream is down): written for the
+ * caller, with every configured secret taken out.
  */
 function genericDetail (error: ToolgateError): boolean {
-  return GENERIC_DETAIL.has(error.code) || (error.family === 'gateway' && error.status >= 500)
+  return GENERIC_DETAIL.has(error.code) || (error.family === 'gateway' && error.status >= 500 && !(error instanceof UpstreamError))
 }
 
 function body500Title (error: ToolgateError): string {

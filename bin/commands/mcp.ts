@@ -21,16 +21,20 @@ const LOCAL: Principal = { id: 'stdio', scopes: [SCOPES.read, SCOPES.call], via:
 const MCP_TRANSPORT = 'mcp-stdio'
 
 export const mcp: Command = {
-  help: `usage: toolgate mcp [TOOLS_DIR]
+  help: `usage: toolgate mcp [--upstreams FILE] [TOOLS_DIR]
 
 Serve every tool in TOOLS_DIR (default: the TOOLS_DIR setting, else ./tools) as an MCP server
 over stdio, for desktop hosts that launch their servers as processes. The same pipeline as
 serve: validation, authorize, idempotency, scheduling, timeouts, parseOutput. The caller is the
 principal "stdio" (scopes tools:read and tools:call; permission rules may name it). Logs go to
-stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
+stderr; stdout carries MCP messages only. The process ends when stdin closes.
+
+  --upstreams FILE   also serve the tools of the MCP servers in FILE (UPSTREAMS_FILE), as
+                     toolgate serve does; they are stopped when this process ends`,
+  options: { upstreams: { type: 'string' } },
   async run (args) {
-    const { config, tools } = await configAndTools(args)
     const log = stderrLogger()
+    const { config, local, tools, upstreams } = await configAndTools(args, log)
     // With REDIS_URL, approvals live where the HTTP gateways' approvers decide them.
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, { down: error => { log.warn({ err: String(error) }, 'redis unreachable') } })
     if (redis !== undefined && !await whenReady(redis, 2_000)) log.warn({}, 'redis not reachable at start-up; continuing')
@@ -38,6 +42,14 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
       core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs },
       idempotency: { store: new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }), ttlMs: config.idempotencyTtlMs },
       approvals: approvalOptionsOf(config, redis, event => { logApprovalEvent(log, event) }),
+    })
+    // An upstream's list changed: the catalog follows (a refused change keeps what serves, logged).
+    upstreams?.onChange(server => {
+      try {
+        catalog.replace([...local, ...upstreams.tools()])
+      } catch (error) {
+        log.error({ upstream: server, err: String(error) }, 'the tools of this upstream changed, but they were refused; the tools serving stay')
+      }
     })
     const approvalRule = compileApprovalRules(config.approvalRules)
     const isPermitted = createPermissionRules(config.rules)
@@ -64,6 +76,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.`,
     }
     await serveStdio({ protocol, input: process.stdin, output: process.stdout, callerOf, onError: error => { log.error({ err: String(error) }, 'mcp request failed') } })
     await catalog.shutdown(config.shutdownGraceMs)
+    await upstreams?.close()
     redis?.disconnect()
     return EXIT.ok
   },

@@ -1,6 +1,6 @@
 import { ToolDefinitionError } from './errors.js'
 import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
-import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type IntentDeclaration, type ToolDeclaration } from './tool.js'
+import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type IntentDeclaration, type ToolDeclaration, type ToolOrigin } from './tool.js'
 
 /** What a tool id may be: the name a model calls, a route segment, a metrics label. */
 export const TOOL_ID = /^[a-z][a-z0-9_]{0,63}$/
@@ -11,7 +11,7 @@ const OPTIONAL_FUNCTIONS = ['parseOutput', 'active', 'resolve', 'debugSteps', 't
 const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempotencyKey'] as const
 const KNOWN_FIELDS = new Set<string>([
   'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects',
-  'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs', 'asIntent',
+  'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs', 'asIntent', 'origin',
   ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval',
 ])
 
@@ -79,6 +79,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
   checkTimeout(d.timeoutMs, d.interactive === true, fail)
   checkSelfConcurrency(declaration, fail)
   const asIntent = intentOf(d.asIntent, fail)
+  const origin = originOf(d.origin, fail)
 
   const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
   const tool: Record<string | symbol, unknown> = {
@@ -99,6 +100,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
     requiresIdempotencyKey: d.requiresIdempotencyKey === true,
     requiresApproval: typeof d.requiresApproval === 'function' ? bind(d.requiresApproval) : d.requiresApproval === true,
     asIntent,
+    origin,
     source: options.source,
     [DEFINED]: true,
   }
@@ -127,6 +129,21 @@ function intentOf (value: unknown, fail: (field: string, problem: string) => nev
   for (const key of Object.keys(rest)) fail('asIntent', `has unknown field "${key}"; known: description`)
   if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) fail('asIntent', 'description must be a non-empty string when present')
   return Object.freeze(description === undefined ? {} : { description: description as string })
+}
+
+/** A frozen copy: what the listings say of a fronted tool cannot change after it is defined. */
+function originOf (value: unknown, fail: (field: string, problem: string) => never): ToolOrigin | undefined {
+  if (value === undefined) return undefined
+  const { type, server, name, declaredBy } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
+  if (typeof type !== 'string' || typeof server !== 'string' || typeof name !== 'string' || typeof declaredBy !== 'object' || declaredBy === null) {
+    return fail('origin', 'must be { type, server, name, declaredBy } when present')
+  }
+  const by: Record<string, 'operator' | 'upstream' | 'default'> = {}
+  for (const [field, who] of Object.entries(declaredBy)) {
+    if (who !== 'operator' && who !== 'upstream' && who !== 'default') fail('origin', `declaredBy.${field} must be operator, upstream or default`)
+    by[field] = who as 'operator' | 'upstream' | 'default'
+  }
+  return Object.freeze({ type, server, name, declaredBy: Object.freeze(by) })
 }
 
 function checkTimeout (value: unknown, interactive: boolean, fail: (field: string, problem: string) => never): void {

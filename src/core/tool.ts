@@ -84,6 +84,23 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly mutatedResourcesOf?: (input: unknown) => readonly string[]
   /** Also advertise this tool as an intent a model may pick (`GET /intents`); absent: not advertised. */
   readonly asIntent?: boolean | IntentDeclaration
+  /** Set when the gateway fronts a tool served elsewhere (an MCP server's tool): where it really runs. */
+  readonly origin?: ToolOrigin
+}
+
+/**
+ * Where a fronted tool really runs, and who declared each of its flags: the listings show it,
+ * since an upstream's own hints are untrusted and the operator's declaration wins over them.
+ */
+export interface ToolOrigin {
+  /** The kind of upstream: `mcp` for an MCP server. */
+  readonly type: string
+  /** The upstream's name in the upstreams file. */
+  readonly server: string
+  /** The tool's own name on that upstream. */
+  readonly name: string
+  /** For each declared field (`isReadOnly`, `effects`, ...): `operator`, `upstream` (its annotations) or `default`. */
+  readonly declaredBy: Readonly<Record<string, 'operator' | 'upstream' | 'default'>>
 }
 
 /** How a tool is advertised as an intent: the intent's name is the tool id. */
@@ -97,7 +114,7 @@ export interface IntentDeclaration {
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'asIntent'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'asIntent' | 'origin'> {
   readonly inputSchema: SchemaSnapshot<In>
   readonly outputSchema: SchemaSnapshot<Out>
   /** Present when the tool is advertised as an intent. */
@@ -109,6 +126,8 @@ export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema
   readonly effectsLabel: string
   /** Where the declaration came from, for start-up errors (a file path, when the loader knows it). */
   readonly source?: string
+  /** Frozen copy of the declaration's `origin`. */
+  readonly origin?: ToolOrigin
   readonly [DEFINED]: true
 }
 

@@ -58,12 +58,17 @@ export class CatalogUpdates<App> {
   /**
    * Replace every tool with what `load` gives (an array, or a function that loads one, such
    * as a tools folder). Resolves with what changed; rejects with a `ToolReplacementError`.
-   * Replacements queue: each starts once the one before it has finished.
+   * Replacements queue: each starts once the one before it has finished. `installed` runs
+   * when the tools serve (or were already serving), before the next replacement starts.
    */
-  replace (load: Declarations<App> | (() => Promise<Declarations<App>>), origin: string): Promise<ToolReplacement> {
+  replace (load: Declarations<App> | (() => Promise<Declarations<App>>), origin: string, installed?: () => void): Promise<ToolReplacement> {
     // The caller's array as it is now: changing it while the replacement waits changes nothing.
     const given = typeof load === 'function' ? load : [...load]
-    const next = this.#queue.then(async () => await this.#replace(given, origin))
+    const next = this.#queue.then(async () => {
+      const replacement = await this.#replace(given, origin)
+      installed?.()
+      return replacement
+    })
     this.#queue = next.catch(() => undefined)
     return next
   }

@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: intFromEnv(0, 65535).default(3000),
   toolsDir: z.string().min(1).default('./tools'),
+  /** A JSON file of upstream MCP servers (`mcpServers`, as Claude Desktop and Cursor write it) whose tools the gateway serves too. */
+  upstreamsFile: z.string().min(1).optional(),
   /** `toolgate serve`: reload the tools folder whenever a file in it changes. */
   toolsWatch: boolFromEnv.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -144,7 +146,7 @@ export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
+  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',

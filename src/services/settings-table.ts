@@ -10,6 +10,7 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   PORT: 'listen port',
   TOOLS_DIR: 'folder of tool modules (`toolgate serve DIR` overrides it)',
   TOOLS_WATCH: '`toolgate serve`: reload the tools folder when a file in it is added, changed or removed (`--watch`); `SIGHUP` reloads it in any case. See [A live catalog](#a-live-catalog)',
+  UPSTREAMS_FILE: 'a JSON file of upstream MCP servers (the `mcpServers` format Claude Desktop, Cursor and mcpo read) whose tools are served beside the local ones (`toolgate serve --upstreams FILE`). See [Upstream MCP servers](#upstream-mcp-servers)',
   LOG_LEVEL: 'pino level; `debug` also logs call inputs',
   BODY_LIMIT: 'request body limit in bytes (413 above)',
   MAX_RESPONSE_BYTES: 'largest tool response; a larger output is the tool\'s invalid output (502)',

@@ -19,6 +19,12 @@ export const ToolListingSchema = z.object({
   timeoutMs: z.number().nullable().describe('Hard timeout in ms; null for an interactive tool with no timeout'),
   inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the request body'),
   outputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the 200 response'),
+  origin: z.object({
+    type: z.string().describe('`mcp`: a tool of an upstream MCP server'),
+    server: z.string().describe('The upstream\'s name in the upstreams file'),
+    name: z.string().describe('The tool\'s own name on the upstream'),
+    declaredBy: z.record(z.string(), z.enum(['operator', 'upstream', 'default'])).describe('Who declared each field: the operator\'s `tools` entry, the upstream\'s own annotations (untrusted hints), or the default'),
+  }).optional().describe('Present for a tool the gateway fronts: where it really runs'),
 }).meta({ id: 'ToolListing' })
 export type ToolListing = z.output<typeof ToolListingSchema>
 
@@ -45,6 +51,7 @@ export function listingOf (tool: AnyTool, defaultTimeoutMs: number): ToolListing
       timeoutMs: timeout === Infinity ? null : timeout,
       inputSchema: jsonSchemaOf(tool.inputSchema, 'input'),
       outputSchema: jsonSchemaOf(tool.outputSchema, 'output'),
+      ...(tool.origin === undefined ? {} : { origin: { type: tool.origin.type, server: tool.origin.server, name: tool.origin.name, declaredBy: { ...tool.origin.declaredBy } } }),
     })
     listings.set(tool, listing)
   }

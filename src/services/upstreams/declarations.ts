@@ -1,0 +1,139 @@
+import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/client'
+import { z } from 'zod'
+import type { GatewayApp } from '../../core/app-context.js'
+import { defineSchema } from '../../core/schema-adapter.js'
+import { UpstreamError } from '../../core/errors.js'
+import type { Effect, ToolDeclaration, ToolOrigin } from '../../core/tool.js'
+import { compileGlob } from '../auth/glob.js'
+import type { OperatorDeclaration } from './file.js'
+import { compileRule, type Rule } from './rules.js'
+import type { UpstreamConnection } from './connection.js'
+
+/*
+ * An upstream MCP tool as one more declaration: the same pipeline runs it (input validation,
+ * authorize, approvals, idempotency, the scheduler, the hard timeout, parseOutput, metrics,
+ * audit). What it declares comes from the operator first, then the server's annotations (the
+ * MCP spec calls them untrusted hints), then the spec's own defaults, and the listing says
+ * which for every field.
+ */
+
+type Declaration = ToolDeclaration<z.ZodType, z.ZodType, GatewayApp>
+type Source = ToolOrigin['declaredBy'][string]
+
+/** What an upstream tool answers when it declares no output schema: its MCP content, as sent. */
+const McpResultSchema = z.object({
+  content: z.array(z.looseObject({ type: z.string() })).describe('The MCP content blocks of the result (text, image, audio, resource_link, resource)'),
+  structuredContent: z.record(z.string(), z.unknown()).optional().describe('Structured content, when the upstream sent any'),
+}).describe('The result of an upstream MCP tool that declares no output schema')
+
+/** The longest `isError` text a caller sees: the rest stays upstream. */
+const ERROR_TEXT_CHARS = 2_000
+
+/** The operator's declarations that apply to `id`: every glob that matches, in file order, then the exact id. */
+export function operatorFor (id: string, tools: Readonly<Record<string, OperatorDeclaration>>): OperatorDeclaration {
+  let merged: OperatorDeclaration = {}
+  for (const [key, declaration] of Object.entries(tools)) {
+    if (key !== id && /[*?]/.test(key) && compileGlob(key).test(id)) merged = { ...merged, ...declaration }
+  }
+  return tools[id] === undefined ? merged : { ...merged, ...tools[id] }
+}
+
+export interface UpstreamTool {
+  readonly id: string
+  readonly upstream: McpToolInfo
+  readonly operator: OperatorDeclaration
+  readonly connection: UpstreamConnection
+}
+
+/** The declaration of one upstream tool. Throws a `ConfigError` when an operator rule does not compile. */
+export function declarationOf ({ id, upstream, operator, connection }: UpstreamTool): Declaration {
+  const hints = upstream.annotations ?? {}
+  const declaredBy: Record<string, Source> = {}
+  const pick = <T>(field: string, mine: T | undefined, theirs: T | undefined, fallback: T): T => {
+    declaredBy[field] = mine !== undefined ? 'operator' : theirs !== undefined ? 'upstream' : 'default'
+    return mine ?? theirs ?? fallback
+  }
+  const isReadOnly = pick('isReadOnly', operator.isReadOnly, hints.readOnlyHint, false)
+  // MCP has no concurrency hint: a tool that changes nothing may run beside others.
+  const isConcurrencySafe = pick('isConcurrencySafe', operator.isConcurrencySafe, hints.readOnlyHint === undefined ? undefined : hints.readOnlyHint, false)
+  const effects = pick('effects', operator.effects, undefined, hintedEffects(hints, isReadOnly))
+  if (operator.effects === undefined && (hints.destructiveHint !== undefined || hints.openWorldHint !== undefined)) declaredBy.effects = 'upstream'
+  const description = pick('description', operator.description, nonEmpty(upstream.description) ?? nonEmpty(upstream.title), `The tool "${upstream.name}" of the MCP server "${connection.config.name}".`)
+  const rules = {
+    active: compileRule(id, 'active', operator.active),
+    authorize: compileRule(id, 'authorize', operator.authorize),
+    requiresApproval: compileRule(id, 'requiresApproval', operator.requiresApproval),
+  }
+  const output = upstream.outputSchema === undefined ? undefined : jsonSchema(upstream.outputSchema)
+  const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, declaredBy }
+  const trace = (ctx: { trace?: { traceparent: string, tracestate?: string } }) => ctx.trace === undefined ? undefined : { traceparent: ctx.trace.traceparent, ...(ctx.trace.tracestate === undefined ? {} : { tracestate: ctx.trace.tracestate }) }
+  const declaration: Declaration = {
+    id,
+    kind: operator.kind ?? 'mcp',
+    description,
+    ...(operator.shortDescription === undefined ? {} : { shortDescription: operator.shortDescription }),
+    inputSchema: jsonSchema(upstream.inputSchema) as unknown as z.ZodType,
+    outputSchema: (output ?? McpResultSchema) as unknown as z.ZodType,
+    effects,
+    isReadOnly,
+    isConcurrencySafe,
+    ...(operator.selfConcurrency === undefined ? {} : { selfConcurrency: operator.selfConcurrency }),
+    ...(operator.timeoutMs === undefined ? {} : { timeoutMs: operator.timeoutMs }),
+    ...(operator.requiresIdempotencyKey === undefined ? {} : { requiresIdempotencyKey: operator.requiresIdempotencyKey }),
+    ...(rules.active === undefined ? {} : { active: activeOf(rules.active) }),
+    ...(rules.requiresApproval === undefined ? {} : { requiresApproval: approvalOf(rules.requiresApproval) }),
+    authorize: authorizeOf(id, rules.authorize),
+    // A dry run answers the request that would be sent; nothing is sent.
+    resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
+    execute: async (input: unknown, ctx) => {
+      const result = await connection.call(upstream.name, input, { signal: ctx.signal, readOnly: isReadOnly, trace: trace(ctx) })
+      return resultOf(connection.config.name, result, output !== undefined) as never
+    },
+    origin,
+  }
+  return declaration
+}
+
+/** The spec's defaults for a tool that is not read-only: destructive and open-world unless it says otherwise. */
+function hintedEffects (hints: NonNullable<McpToolInfo['annotations']>, readOnly: boolean): Effect[] {
+  const effects: Effect[] = []
+  if (!readOnly && (hints.destructiveHint ?? true)) effects.push('irreversible')
+  if (hints.openWorldHint ?? true) effects.push('external')
+  return effects
+}
+
+function activeOf (rule: Rule | boolean): (app: GatewayApp) => boolean {
+  if (typeof rule === 'boolean') return () => rule
+  return app => rule(undefined, app.principal)
+}
+
+function approvalOf (rule: Rule | boolean): boolean | ((input: unknown, ctx: { app: GatewayApp }) => boolean) {
+  if (typeof rule === 'boolean') return rule
+  return (input, ctx) => rule(input, ctx.app.principal)
+}
+
+function authorizeOf (id: string, rule: Rule | boolean | undefined): (input: unknown, ctx: { app: GatewayApp }) => void {
+  if (rule === undefined || rule === true) return () => {}
+  const denied = (): never => { throw new UpstreamError('TOOLGATE_DENIED', `the operator's authorize rule for "${id}" refused this call`) }
+  if (rule === false) return denied
+  return (input, ctx) => { if (!rule(input, ctx.app.principal)) denied() }
+}
+
+/** An upstream JSON Schema as a tool schema; the gateway enforces the JSON Schema itself on every value (`parse` adds nothing). */
+function jsonSchema (schema: Record<string, unknown>): ReturnType<typeof defineSchema<unknown>> {
+  return defineSchema<unknown>({ jsonSchema: schema, parse: value => value })
+}
+
+/** `isError` is the tool failing: never a 200. Its text reaches the caller, bounded. */
+function resultOf (server: string, result: CallToolResult, structured: boolean): unknown {
+  if (result.isError === true) {
+    const text = result.content.flatMap(block => (block.type === 'text' ? [block.text] : [])).join('\n').slice(0, ERROR_TEXT_CHARS)
+    throw new UpstreamError('TOOLGATE_UPSTREAM_TOOL_ERROR', text === '' ? `the tool on upstream "${server}" reported an error` : text, { upstream: server })
+  }
+  if (structured) return result.structuredContent
+  return result.structuredContent === undefined ? { content: result.content } : { content: result.content, structuredContent: result.structuredContent }
+}
+
+function nonEmpty (text: string | undefined): string | undefined {
+  return text === undefined || text.trim() === '' ? undefined : text
+}
