@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { GatewayError } from '../src/index.js'
 import type { OidcSignIn } from '../src/services/approval-sessions/oidc-sign-in.js'
-import { refuseCrossSite } from './same-origin.js'
+import { fromThisSite, refuseCrossSite } from './same-origin.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,7 +37,7 @@ export const approvalsSessionHook = fp(async function approvalsSession (app: Fas
   app.decorateRequest('approvalsSession', false)
   // Callback style, and out at once for every route that did not opt in: the tool call path pays one property read.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.approvalsSession !== true || request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) {
+    if (request.routeOptions.config.approvalsSession !== true || request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined || !fromThisSite(request)) {
       done()
       return
     }

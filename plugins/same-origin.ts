@@ -19,6 +19,21 @@ export function refuseCrossSite (request: FastifyRequest): void {
   }
 }
 
+/**
+ * Whether a request comes from this gateway's own pages, or from no browser page at all:
+ * what a browser says (`Sec-Fetch-Site`, `Origin`) names no other site. The page's sign-in
+ * cookie is worth something only then, so that no other site (a same-site one included, to
+ * which SameSite=Strict cookies still go, and which CORS may allow) reads or decides with it.
+ */
+export function fromThisSite (request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false
+  const origin = request.headers.origin
+  if (origin === undefined) return true
+  const hosts = [request.headers.host, request.headers['x-forwarded-host']].flat().filter(h => h !== undefined)
+  return hosts.some(host => sameHost(origin, host))
+}
+
 /** Host headers carry no scheme: read one as if under the origin's scheme, so default ports compare equal. */
 function sameHost (origin: string, host: string): boolean {
   try {

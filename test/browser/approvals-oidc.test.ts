@@ -60,9 +60,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page, signed in through OpenID Co
     const waiting = fetch(`${gateway.base}/tools/pay`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.alice, prefer: 'wait=30' }, body: JSON.stringify({ to: 'mallory', amount: 700 }) })
     const card = page.locator('article.card', { hasText: 'mallory' })
     await card.waitFor({ timeout: 15_000 })
-    // The same session cookie on a request from another origin decides nothing.
-    const foreign = await context.request.post(`${gateway.base}/approvals/${await card.getAttribute('data-id')}/approve`, { headers: { origin: 'https://evil.example' }, data: {} })
-    expect([foreign.status(), (await foreign.json()).code]).toEqual([403, 'TOOLGATE_FORBIDDEN'])
+    // The same session cookie on a request from another origin (or another site) is no credential: it neither reads nor decides.
+    const id = await card.getAttribute('data-id')
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site' }] as Array<Record<string, string>>) {
+      const foreign = await context.request.post(`${gateway.base}/approvals/${id}/approve`, { headers, data: {} })
+      expect([foreign.status(), (await foreign.json()).code]).toEqual([401, 'TOOLGATE_UNAUTHENTICATED'])
+      expect((await context.request.get(`${gateway.base}/approvals/ui/feed`, { headers })).status()).toBe(401)
+    }
+    expect((await context.request.get(`${gateway.base}/approvals/ui/feed`)).status()).toBe(200) // the cookie itself is good
     await card.locator('button[data-action="approve"]').click()
     await card.locator('.status.approved').waitFor({ timeout: 10_000 })
     expect((await waiting).status).toBe(200)

@@ -129,16 +129,22 @@ export class OidcSignIn {
       await this.#options.store.delete(SESSION + sessionId)
       return undefined
     }
+    const configuration = await this.#discovered()
+    let tokens
     try {
-      const tokens = await client.refreshTokenGrant(await this.#discovered(), session.refreshToken)
-      const now = this.#now()
-      const next: Session = { ...tokenFields(tokens, now), refreshToken: tokens.refresh_token ?? session.refreshToken, endsAt: session.endsAt }
-      await this.#options.store.set(SESSION + sessionId, next, session.endsAt - now)
-      return next.accessToken
-    } catch {
+      tokens = await client.refreshTokenGrant(configuration, session.refreshToken)
+    } catch (error) {
+      if (!(error instanceof client.ResponseBodyError)) {
+        // The issuer is unreachable or answered garbage: keep the session, this request is a 503.
+        throw new GatewayError('TOOLGATE_UNAVAILABLE', 'the sign-in issuer cannot refresh the session now; retry shortly', { retryAfter: 5 }, { cause: error })
+      }
       await this.#options.store.delete(SESSION + sessionId) // refused (revoked, expired): sign in again
       return undefined
     }
+    const now = this.#now()
+    const next: Session = { ...tokenFields(tokens, now), refreshToken: tokens.refresh_token ?? session.refreshToken, endsAt: session.endsAt }
+    await this.#options.store.set(SESSION + sessionId, next, session.endsAt - now)
+    return next.accessToken
   }
 
   /** Discovered once; a failure is retried by the next sign-in instead of being remembered. */
