@@ -61,7 +61,7 @@ export function approvalsPage ({ nonce, pollMs, oidc }: PageShell): string {
 <body data-poll-ms="${pollMs}">
 <a class="skip" href="#pending-title">Skip to the requests</a>
 <header class="top"><h1>Approvals</h1>
-<div id="who" hidden>Signed in as <b id="viewer"></b> <button id="signout" type="button">Sign out</button></div></header>
+<div id="who" hidden><span>Signed in as <b id="viewer"></b></span> <button id="signout" type="button">Sign out</button></div></header>
 <main>
 <p id="notice" class="notice" role="status" hidden></p>
 <section id="signin" hidden aria-labelledby="signin-title">

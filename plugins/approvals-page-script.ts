@@ -24,6 +24,7 @@ const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' })
 const UNITS = [['year', 31536e6], ['month', 2592e6], ['week', 6048e5], ['day', 864e5], ['hour', 36e5], ['minute', 6e4], ['second', 1e3]]
 function relative (iso) {
   const delta = Date.parse(iso) - (Date.now() + skewMs)
+  if (Math.abs(delta) < 5000) return 'just now'
   for (const [unit, ms] of UNITS) {
     if (Math.abs(delta) >= ms || unit === 'second') return rtf.format(Math.round(delta / ms), unit)
   }
@@ -75,7 +76,8 @@ async function poll () {
   try {
     const response = await call('ui/feed', { headers: etag ? { 'if-none-match': etag } : {} })
     const date = Date.parse(response.headers.get('date') || '')
-    if (!Number.isNaN(date)) skewMs = date - Date.now()
+    // The Date header counts whole seconds: only a clock off by more than that is corrected for.
+    if (!Number.isNaN(date)) skewMs = Math.abs(date - Date.now()) > 2000 ? date - Date.now() : 0
     if (response.status === 401) {
       const hadKey = sessionStorage.getItem(KEY) !== null
       sessionStorage.removeItem(KEY)
@@ -143,7 +145,7 @@ function render (feed) {
   }
   const waiting = feed.pending.length
   $('count').textContent = waiting === 0 ? '' : '(' + waiting + ')'
-  $('empty').hidden = waiting !== 0
+  $('empty').hidden = cards.size !== 0
   document.title = (waiting === 0 ? '' : '(' + waiting + ') ') + 'Approvals · toolgate'
   renderRecent(feed.recent, first)
   if (first) {
@@ -166,7 +168,7 @@ function renderRecent (recent, first) {
 }
 
 function decisionItem (d) {
-  const li = el('li', undefined, 'decision ' + d.status)
+  const li = el('li', undefined, 'decision')
   const head = el('p')
   head.append(el('b', d.tool), ' ', el('span', d.status, 'pill ' + d.status), ' ')
   head.append(d.decidedBy ? 'by ' + d.decidedBy + ' ' : '', timeOf(d.at))
@@ -274,7 +276,7 @@ async function decide (card, item, action) {
     status.textContent = body.status === 'approved' ? 'Approved: the requester\'s call may now run, once.' : 'Rejected.'
     status.className = 'status ' + body.status
     announce(item.tool + ' ' + body.status + '.')
-    setTimeout(() => { card.remove(); cards.delete(item.id) }, 8000)
+    setTimeout(() => { card.remove(); cards.delete(item.id); $('empty').hidden = cards.size !== 0 }, 8000)
     etag = null
     poll()
   } catch (error) {

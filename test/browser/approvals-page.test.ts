@@ -72,6 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page, signed in with an API key',
     const decision = page.locator('#recent li', { hasText: 'checked with alice' })
     await decision.waitFor({ timeout: 10_000 })
     expect(await decision.textContent()).toMatch(/pay\s*approved\s*by dave/)
+    await page.screenshot({ path: join(SHOTS, 'approvals-decided-phone.png'), fullPage: true })
     expect(await page.locator('#announce').textContent()).toContain('New request: pay by alice.')
     expect(navigations()).toBe(1)
     expect(errors).toEqual([])
