@@ -15,8 +15,7 @@ import { approvalPageRoutes } from './approvals-page.js'
 import { refuseCrossSite } from './same-origin.js'
 import { approvalsSignInRoutes } from './approvals-sign-in.js'
 import type { OidcSignIn } from '../src/services/approval-sessions/oidc-sign-in.js'
-import type { RecentDecisions } from '../src/services/approvals/recent-decisions.js'
-import { decisionOf } from '../src/services/approvals/recent-decisions.js'
+import { decisionOf, type RecentDecisions } from '../src/services/approvals/recent-decisions.js'
 import { problemResponses } from './schemas.js'
 
 export interface ApprovalRoutesOptions {
@@ -28,7 +27,6 @@ export interface ApprovalRoutesOptions {
   readonly recent: RecentDecisions
   /** How often the open page asks whether anything changed. */
   readonly pagePollMs: number
-  /** The page offers sign-in with the OpenID Connect issuer. */
   /** The page's OpenID Connect sign-in (its routes are served when set). */
   readonly signIn?: OidcSignIn
 }
