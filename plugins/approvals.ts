@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type Principal } from '../src/core/app-context.js'
 import { notFound } from '../src/core/approvals/approvals.js'
-import { GatewayError, MemoryApprovalStore, viewOf, type ApprovalRecord, type ToolCatalog } from '../src/index.js'
+import { MemoryApprovalStore, viewOf, type ApprovalRecord, type ToolCatalog } from '../src/index.js'
 import { requireScope } from '../src/services/auth/index.js'
 import { logApprovalEvent } from '../src/services/approvals/options.js'
 import type { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
@@ -12,7 +11,11 @@ import type { ApprovalEvent } from '../src/core/approvals/approvals.js'
 import type { ToolLogger } from '../src/core/app-context.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import { ApprovalSchema, DecisionBody } from './approval-schemas.js'
-import { approvalsPage } from './approvals-page.js'
+import { approvalPageRoutes } from './approvals-page.js'
+import { refuseCrossSite } from './same-origin.js'
+import { approvalsSignInRoutes } from './approvals-sign-in.js'
+import type { OidcSignIn } from '../src/services/approval-sessions/oidc-sign-in.js'
+import { decisionOf, type RecentDecisions } from '../src/services/approvals/recent-decisions.js'
 import { problemResponses } from './schemas.js'
 
 export interface ApprovalRoutesOptions {
@@ -20,6 +23,12 @@ export interface ApprovalRoutesOptions {
   /** How often expired approvals are swept (counted, logged) and the pending gauge refreshed; 0: never. */
   readonly sweepMs: number
   readonly onPending?: (count: number) => void
+  /** The page's "recent decisions". */
+  readonly recent: RecentDecisions
+  /** How often the open page asks whether anything changed. */
+  readonly pagePollMs: number
+  /** The page's OpenID Connect sign-in (its routes are served when set). */
+  readonly signIn?: OidcSignIn
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -58,7 +67,11 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
   const visible = async (principal: Principal): Promise<ApprovalRecord[]> =>
     (await approvals.listPending()).filter(record => maySee(principal, record))
 
+  // The page's sign-in cookie may authenticate these (see approvals-sign-in.ts); tool calls never.
+  const session = { approvalsSession: true as const }
+
   app.get('/approvals', {
+    config: session,
     schema: {
       operationId: 'listApprovals', tags: ['approvals'], summary: 'Pending approvals you may see',
       description: 'With `tools:approve`: every pending approval. Otherwise: your own pending requests.',
@@ -66,20 +79,11 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
     },
   }, async request => ({ approvals: (await visible(request.principal)).map(viewOf) }))
 
-  app.get('/approvals/ui', { schema: { hide: true } }, async (request, reply) => {
-    const { principal } = request
-    const rows = (await visible(principal)).map(record => ({ approval: viewOf(record), cannotDecide: whyNot(principal, record) }))
-    const nonce = randomBytes(16).toString('base64')
-    return reply
-      .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`)
-      .header('x-frame-options', 'DENY')
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .type('text/html; charset=utf-8')
-      .send(approvalsPage(principal.id, rows, nonce))
-  })
+  await app.register(approvalPageRoutes, { catalog: options.catalog, recent: options.recent, visible, whyNot, pollMs: options.pagePollMs, oidcSignIn: options.signIn !== undefined })
+  if (options.signIn !== undefined) await app.register(approvalsSignInRoutes, { signIn: options.signIn })
 
   app.get('/approvals/:id', {
+    config: session,
     schema: {
       operationId: 'getApproval', tags: ['approvals'], summary: 'Read one approval', security: SECURITY,
       description: 'Its requester and approvers may read it, whatever its status.',
@@ -93,6 +97,7 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
 
   for (const [action, status] of [['approve', 'approved'], ['reject', 'rejected']] as const) {
     app.post(`/approvals/:id/${action}`, {
+      config: session,
       schema: {
         operationId: `${action}Approval`, tags: ['approvals'], summary: `${action === 'approve' ? 'Approve' : 'Reject'} a pending approval`,
         description: `Needs \`tools:approve\`; nobody decides their own request. ${action === 'approve' ? 'The requester then re-sends the call with `Approval-Id`; it runs once.' : 'The requester\'s retry answers 403 with your note.'}`,
@@ -119,33 +124,18 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
 }
 
 /**
- * A decision is made from this origin or by a non-browser client, never by another site: a
- * browser tells where a request comes from (`Sec-Fetch-Site`, `Origin`), and a foreign one
- * is refused even when a proxy or extension would add the credential.
- */
-function refuseCrossSite (request: FastifyRequest): void {
-  const site = request.headers['sec-fetch-site']
-  if (site === 'cross-site' || site === 'same-site') {
-    throw new GatewayError('TOOLGATE_FORBIDDEN', 'approvals are decided from this gateway\'s own page or by an API client, not from another site')
-  }
-  const origin = request.headers.origin
-  if (origin === undefined) return
-  const hosts = [request.headers.host, request.headers['x-forwarded-host']].flat().filter(h => h !== undefined)
-  if (!hosts.some(host => sameHost(origin, host))) {
-    throw new GatewayError('TOOLGATE_FORBIDDEN', `a decision from origin ${origin.slice(0, 100)} is refused: use this gateway's own page`)
-  }
-}
-
-/**
  * The approval events' sinks: a log line each, and (with metrics on) the counters and the
  * pending gauge, which is re-counted from the store after each change and each sweep.
  */
-export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>, audit?: () => AuditTrail | undefined): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
+export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>, audit?: () => AuditTrail | undefined, more: ApprovalSinks = {}): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
   const onPending = (count: number): void => { if (metrics !== undefined) metrics.pending = count }
   return {
     onEvent: event => {
       logApprovalEvent(log, event)
       if (event.type === 'decided' || event.type === 'expired') auditDecision(audit?.(), event.record)
+      const decision = decisionOf(event)
+      if (decision !== undefined) more.recent?.add(decision).catch((error: unknown) => { log.warn({ err: error, approvalId: decision.id }, 'a decision could not be added to the recent decisions') })
+      more.webhook?.(event)
       if (metrics === undefined) return
       metrics.observe(event)
       if (event.type !== 'executed') catalog().approvals.store.pendingCount().then(onPending, () => {})
@@ -154,14 +144,10 @@ export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | u
   }
 }
 
-/** Host headers carry no scheme: read one as if under the origin's scheme, so default ports compare equal. */
-function sameHost (origin: string, host: string): boolean {
-  try {
-    const url = new URL(origin)
-    return new URL(`${url.protocol}//${host}`).host === url.host
-  } catch {
-    return false // `null` or garbage
-  }
+/** Further sinks: the page's recent decisions, the webhooks. */
+export interface ApprovalSinks {
+  readonly recent?: RecentDecisions
+  readonly webhook?: (event: ApprovalEvent) => void
 }
 
 /** Every decision (and every expiry: a decision by the clock) is a line of the audit trail. */

@@ -30,6 +30,8 @@ import { approvalRoutes, approvalTelemetry } from './approvals.js'
 import { approvalOptionsOf } from '../src/services/approvals/options.js'
 import { compileApprovalRules } from '../src/services/approvals/rules.js'
 import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
+import { approvalPeopleServices } from '../src/services/approvals/page-services.js'
+import { approvalsSessionHook } from './approvals-sign-in.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
@@ -100,7 +102,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (upstreams !== undefined) metrics.register(...upstreams.families)
   const audit = await openAuditTrail(config, metrics, app.log)
   const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs })
-  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit)
+  const people = approvalPeopleServices(config, redis, app.prefix)
+  if (people.webhookMetrics !== undefined) metrics.register(people.webhookMetrics.family)
+  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit, { recent: people.recent, ...(people.webhooks === undefined ? {} : { webhook: people.webhooks.onEvent }) })
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {
       defaultTimeoutMs: config.toolTimeoutMs,
@@ -198,6 +202,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   // principal's budgets hold whichever face it uses. Health, metrics and the document's
   // public parts stay outside.
   await app.register(async function authenticated (scope) {
+    // Before admission: the approvals page's sign-in cookie becomes a bearer token on the routes that take it.
+    if (people.signIn !== undefined) await scope.register(approvalsSessionHook, { signIn: people.signIn })
     await scope.register(admissionPlugin, { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined })
     if (rateLimitingEnabled(config)) await scope.register(rateLimitPlugin, { config, redis })
     await scope.register(toolRoutes, {
@@ -212,7 +218,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       audit,
       documents,
     })
-    await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending })
+    await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending, recent: people.recent, pagePollMs: 2_000, ...(people.signIn === undefined ? {} : { signIn: people.signIn }) })
     await scope.register(mcpRoutes, {
       catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit,
       inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall,
@@ -226,6 +232,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
   })
   app.addHook('onClose', async () => {
+    const stopped = people.webhooks?.close() ?? 0
+    if (stopped > 0) app.log.warn({ webhookDeliveries: stopped }, 'shutting down: approval webhook deliveries under way are stopped')
     await catalog.shutdown(0)
     await slots?.close()
     redis?.disconnect()

@@ -121,6 +121,25 @@ export const ConfigSchema = z.object({
   approvalMaxWaitMs: intFromEnv(0, 10 * 60_000).default(60_000),
   approvalAllowSelf: boolFromEnv.default(false),
   approvalRules: z.array(ApprovalRuleSchema).default([]),
+  /** The gateway's address as people reach it (`https://gw.example.com`): the page link in webhooks. Unset: `http://HOST:PORT`. */
+  approvalsPublicUrl: z.url().regex(/^https?:\/\/[^?#]+$/, 'an http(s) URL without query or fragment').transform(url => url.replace(/\/+$/, '')).optional(),
+  /** With `jwt` from an OpenID Connect issuer: the approvals page signs people in there (authorization code + PKCE). */
+  approvalsOidcClientId: z.string().min(1).optional(),
+  /** A confidential client's secret (client_secret_basic); unset: a public client. */
+  approvalsOidcClientSecret: z.string().min(1).optional(),
+  approvalsOidcScope: z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'space-separated scope names').default('openid offline_access tools:read tools:approve'),
+  /** How long a page sign-in lasts at most, refreshed or not. */
+  approvalsSessionTtlMs: intFromEnv(60_000, 7 * 24 * 60 * 60 * 1000).default(8 * 60 * 60 * 1000),
+  /** Where approval events are posted (Standard Webhooks), one URL or several. */
+  approvalWebhookUrls: list.pipe(z.array(z.url().regex(/^https?:\/\//, 'an http(s) URL'))).default([]),
+  /** `whsec_` and the base64 of at least 24 random bytes. */
+  approvalWebhookSecret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, '"whsec_" then the base64 of at least 24 random bytes').optional(),
+  /** Put the approval's input in the event, not only its digest (inputs may hold personal data). */
+  approvalWebhookInput: boolFromEnv.default(false),
+  approvalWebhookAttempts: intFromEnv(1, 20).default(6),
+  /** The first retry's delay; each next one doubles it (with jitter). */
+  approvalWebhookBackoffMs: intFromEnv(1, 10 * 60_000).default(1_000),
+  approvalWebhookTimeoutMs: intFromEnv(100, 60_000).default(5_000),
   /** Browser origins allowed to call `POST /mcp` besides the gateway's own host (`*`: any). */
   mcpAllowedOrigins: list.default([]),
   /**
@@ -140,6 +159,8 @@ export const ConfigSchema = z.object({
   /** Audit lines held while the disk is busy; past this, lines are dropped, counted and logged. */
   auditBufferLines: intFromEnv(1, 10_000_000).default(10_000),
 }).strict()
+  .refine(config => config.approvalWebhookUrls.length === 0 || config.approvalWebhookSecret !== undefined, { path: ['approvalWebhookSecret'], message: 'APPROVAL_WEBHOOK_URL needs APPROVAL_WEBHOOK_SECRET (whsec_...)' })
+  .refine(config => config.approvalsOidcClientId === undefined || config.jwt !== undefined, { path: ['approvalsOidcClientId'], message: 'the page signs people in with the JWT issuer: set JWT_ISSUER, JWT_AUDIENCE and JWT_JWKS_URL too' })
 
 export type Config = z.output<typeof ConfigSchema>
 /** Settings as written in a config file or passed to the plugin: every field optional. */
@@ -157,6 +178,10 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',
   APPROVAL_MAX_PENDING: 'approvalMaxPending', APPROVAL_MAX_WAIT_MS: 'approvalMaxWaitMs', APPROVAL_ALLOW_SELF: 'approvalAllowSelf',
+  APPROVALS_PUBLIC_URL: 'approvalsPublicUrl', APPROVALS_OIDC_CLIENT_ID: 'approvalsOidcClientId', APPROVALS_OIDC_CLIENT_SECRET: 'approvalsOidcClientSecret',
+  APPROVALS_OIDC_SCOPE: 'approvalsOidcScope', APPROVALS_SESSION_TTL_MS: 'approvalsSessionTtlMs',
+  APPROVAL_WEBHOOK_URL: 'approvalWebhookUrls', APPROVAL_WEBHOOK_SECRET: 'approvalWebhookSecret', APPROVAL_WEBHOOK_INPUT: 'approvalWebhookInput',
+  APPROVAL_WEBHOOK_ATTEMPTS: 'approvalWebhookAttempts', APPROVAL_WEBHOOK_BACKOFF_MS: 'approvalWebhookBackoffMs', APPROVAL_WEBHOOK_TIMEOUT_MS: 'approvalWebhookTimeoutMs',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
   MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret',
   AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',

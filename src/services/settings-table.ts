@@ -53,6 +53,17 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   APPROVAL_MAX_PENDING: 'pending approvals over all principals (429 above)',
   APPROVAL_MAX_WAIT_MS: 'the longest `Prefer: wait` honoured',
   APPROVAL_ALLOW_SELF: 'let an approver decide their own request (off: another person must)',
+  APPROVALS_PUBLIC_URL: 'the gateway as people reach it (`https://gw.example.com`), for the page link in webhook events; unset: `http://HOST:PORT`',
+  APPROVALS_OIDC_CLIENT_ID: 'with `JWT_*` pointing at an OpenID Connect issuer: the approvals page signs people in there (authorization code + PKCE, redirect URI `/approvals/ui/callback` on the gateway\'s own origin); see [Human approvals](#the-approvals-page)',
+  APPROVALS_OIDC_CLIENT_SECRET: 'the secret of a confidential client (sent as HTTP Basic); unset: a public client',
+  APPROVALS_OIDC_SCOPE: 'the scopes the page asks the issuer for; its access token must carry `tools:approve` for its holder to decide',
+  APPROVALS_SESSION_TTL_MS: 'the longest a page sign-in lasts, however often its tokens are refreshed',
+  APPROVAL_WEBHOOK_URL: 'where `approval.requested`, `approval.decided` and `approval.expired` events are posted (one URL or comma-separated), signed per Standard Webhooks',
+  APPROVAL_WEBHOOK_SECRET: 'the `whsec_...` signing secret of those events (required with `APPROVAL_WEBHOOK_URL`)',
+  APPROVAL_WEBHOOK_INPUT: 'put the approval\'s input in each event, not only its digest (inputs may hold personal data)',
+  APPROVAL_WEBHOOK_ATTEMPTS: 'deliveries of one event to one URL before it is given up (counted in `toolgate_approval_webhooks_total{outcome="failed"}`)',
+  APPROVAL_WEBHOOK_BACKOFF_MS: 'the delay before the first retry; each next one doubles, with jitter',
+  APPROVAL_WEBHOOK_TIMEOUT_MS: 'how long one delivery may take before it counts as failed',
 }
 
 /** Settings read outside `ENV_KEYS` (composite or tool-specific), with their default as text. */

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
+
+/**
+ * Short-lived JSON values under random ids (sign-in flows, sessions), kept by the gateway and
+ * never handed to the browser, which holds only the id in an HttpOnly cookie. Keys are the
+ * SHA-256 of the id, so a read of the store gives no cookie that works.
+ */
+export interface KeyedStore {
+  get (id: string): Promise<unknown>
+  set (id: string, value: unknown, ttlMs: number): Promise<void>
+  delete (id: string): Promise<void>
+}
+
+function keyOf (id: string): string {
+  return createHash('sha256').update(id).digest('base64url')
+}
+
+/** In this process (one replica; lost on restart). Bounded: the oldest entry goes first. */
+export class MemoryKeyedStore implements KeyedStore {
+  readonly #entries = new Map<string, { value: string, expiresAt: number }>()
+
+  constructor (readonly maxEntries = 10_000, readonly now: () => number = Date.now) {}
+
+  async get (id: string): Promise<unknown> {
+    const key = keyOf(id)
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return undefined
+    if (entry.expiresAt <= this.now()) {
+      this.#entries.delete(key)
+      return undefined
+    }
+    return JSON.parse(entry.value)
+  }
+
+  async set (id: string, value: unknown, ttlMs: number): Promise<void> {
+    const key = keyOf(id)
+    this.#entries.delete(key)
+    while (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
+    this.#entries.set(key, { value: JSON.stringify(value), expiresAt: this.now() + ttlMs })
+  }
+
+  async delete (id: string): Promise<void> {
+    this.#entries.delete(keyOf(id))
+  }
+}
+
+/** In Redis, shared by replicas: a sign-in begun on one finishes on any. */
+export class RedisKeyedStore implements KeyedStore {
+  constructor (readonly redis: Redis, readonly prefix: string) {}
+
+  async get (id: string): Promise<unknown> {
+    const value = await this.redis.get(this.prefix + keyOf(id))
+    return value === null ? undefined : JSON.parse(value)
+  }
+
+  async set (id: string, value: unknown, ttlMs: number): Promise<void> {
+    await this.redis.set(this.prefix + keyOf(id), JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)))
+  }
+
+  async delete (id: string): Promise<void> {
+    await this.redis.del(this.prefix + keyOf(id))
+  }
+}

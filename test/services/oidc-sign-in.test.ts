@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { GatewayError } from '../../src/index.js'
+import { MemoryKeyedStore } from '../../src/services/approval-sessions/keyed-store.js'
+import { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
+
+/*
+ * A page session's life without an issuer to talk to (nothing listens on port 9): what the
+ * gateway does with the session it holds. The sign-in itself, and a refresh the issuer grants,
+ * run against a real oidc-provider in test/browser/approvals-oidc.test.ts.
+ */
+
+const NOW = 1_800_000_000_000
+function signIn (store = new MemoryKeyedStore(100, () => NOW)): { signIn: OidcSignIn, store: MemoryKeyedStore } {
+  return { store, signIn: new OidcSignIn({ issuer: 'http://127.0.0.1:9', clientId: 'page', scope: 'openid', sessionTtlMs: 3_600_000, store, now: () => NOW }) }
+}
+const session = (fields: Record<string, unknown>) => ({ accessToken: 'at', expiresAt: NOW + 300_000, endsAt: NOW + 3_600_000, ...fields })
+
+describe('the approvals page\'s sign-in sessions', () => {
+  it('answers a fresh access token from the store, without asking the issuer', async () => {
+    const { signIn: s, store } = signIn()
+    await store.set('session:abc', session({}), 60_000)
+    await expect(s.accessToken('abc')).resolves.toBe('at')
+  })
+
+  it('an unknown session, or one past its lifetime, is no session (and is forgotten)', async () => {
+    const { signIn: s, store } = signIn()
+    await expect(s.accessToken('nope')).resolves.toBeUndefined()
+    await store.set('session:old', session({ endsAt: NOW - 1 }), 60_000)
+    await expect(s.accessToken('old')).resolves.toBeUndefined()
+    await expect(store.get('session:old')).resolves.toBeUndefined()
+  })
+
+  it('an expiring token without a refresh token ends the session', async () => {
+    const { signIn: s, store } = signIn()
+    await store.set('session:x', session({ expiresAt: NOW + 10_000 }), 60_000)
+    await expect(s.accessToken('x')).resolves.toBeUndefined()
+    await expect(store.get('session:x')).resolves.toBeUndefined()
+  })
+
+  it('an issuer that cannot be reached to refresh is a 503, and the session is kept for the next try', async () => {
+    const { signIn: s, store } = signIn()
+    await store.set('session:y', session({ expiresAt: NOW + 10_000, refreshToken: 'rt' }), 60_000)
+    const error = await s.accessToken('y').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(GatewayError)
+    expect((error as GatewayError).code).toBe('TOOLGATE_UNAVAILABLE')
+    await expect(store.get('session:y')).resolves.toMatchObject({ refreshToken: 'rt' })
+  })
+
+  it('signing in while the issuer is down is a 503 with Retry-After', async () => {
+    const error = await signIn().signIn.begin('http://127.0.0.1:3000/approvals/ui/callback').catch((e: unknown) => e)
+    expect((error as GatewayError).code).toBe('TOOLGATE_UNAVAILABLE')
+    expect((error as GatewayError).extensions.retryAfter).toBe(5)
+  })
+})
