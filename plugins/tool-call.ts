@@ -98,7 +98,7 @@ function single (value: string | string[] | undefined): string | undefined {
 function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined, approvalId: string | undefined): void {
   span?.end(record, approvalId)
   if (audit !== undefined && AuditTrail.covers(record)) {
-    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body, ...(approvalId === undefined ? {} : { approvalId }) })
+    audit.call(record, { principal: request.principal.id, source: request.ip, requestId: request.id, traceId: span?.traceId, input: request.body, ...(approvalId === undefined ? {} : { approvalId }) })
   }
   logCall(request, record)
 }
@@ -110,7 +110,7 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
   const line = {
     tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId,
     durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
-    principal: request.principal.id, domain: record.domain, effects: record.effectsLabel,
+    principal: request.principal.id, source: request.ip, domain: record.domain, effects: record.effectsLabel,
     mutated: record.mutatedResources.length === 0 ? undefined : record.mutatedResources,
   }
   if (record.status >= 500) request.log.error({ ...line, err: record.failure }, 'tool call failed')

@@ -7,6 +7,22 @@ import { CORE_DEFAULTS } from '../core/options.js'
 const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const list = z.union([z.array(z.string()), z.string().transform(v => v.split(',').map(s => s.trim()).filter(s => s !== ''))])
+/** One trusted proxy: an IPv4 or IPv6 address, or a CIDR range of them. */
+const proxyAddress = z.string().refine(isAddressOrRange, 'an IP address or a CIDR range (10.0.0.0/8, fd00::/8)')
+/**
+ * `TRUST_PROXY`: off (`false`, the default), the number of proxy hops in front (the client is
+ * that many entries from the end of `X-Forwarded-For`), or the proxies' addresses and ranges
+ * (only a peer among them is believed). Never `true`: trusting every peer lets any client
+ * choose its own address.
+ */
+const trustProxy = z.union([
+  z.literal(false),
+  z.literal(0).transform(() => false as const),
+  z.enum(['false', '0']).transform(() => false as const),
+  z.number().int().min(1).max(32),
+  z.string().regex(/^\d{1,2}$/).transform(Number).pipe(z.number().int().min(1).max(32)),
+  list.pipe(z.array(proxyAddress).min(1)),
+])
 const glob = z.string().regex(/^[a-z0-9_*?]+$/, 'a tool-id glob: lowercase letters, digits, _, * and ?')
 
 /** One API key: the SHA-256 hex digest of the key (never the key itself) and whom it names. */
@@ -63,6 +79,8 @@ const ApprovalRuleSchema = z.object({
 export const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: intFromEnv(0, 65535).default(3000),
+  /** Which peers' `X-Forwarded-*` headers are believed (see `trustProxy` above); Fastify's own option is set from it. */
+  trustProxy: trustProxy.default(false),
   toolsDir: z.string().min(1).default('./tools'),
   /** `toolgate serve`: reload the tools folder whenever a file in it changes. */
   toolsWatch: boolFromEnv.default(false),
@@ -144,7 +162,7 @@ export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
+  HOST: 'host', PORT: 'port', TRUST_PROXY: 'trustProxy', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',
@@ -225,6 +243,14 @@ function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefine
   if (env.JWT_SCOPE_CLAIM !== undefined) jwt.scopeClaim = env.JWT_SCOPE_CLAIM
   if (env.JWT_PRINCIPAL_PREFIX !== undefined) jwt.principalPrefix = env.JWT_PRINCIPAL_PREFIX
   return jwt
+}
+
+function isAddressOrRange (value: string): boolean {
+  const slash = value.indexOf('/')
+  if (slash === -1) return isIP(value) !== 0
+  const family = isIP(value.slice(0, slash))
+  const bits = value.slice(slash + 1)
+  return family !== 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
 }
 
 function isLoopback (host: string): boolean {

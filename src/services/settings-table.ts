@@ -8,6 +8,7 @@ import { ConfigSchema, ENV_KEYS, type Config } from './config.js'
 const SETTING_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address. A non-loopback address needs `API_KEYS` or `JWT_*`, or `AUTH_DISABLED=true`',
   PORT: 'listen port',
+  TRUST_PROXY: 'the gateway sits behind a proxy: a hop count (`1`: the proxy in front adds the last `X-Forwarded-For` entry) or the proxies\' addresses and CIDR ranges (`10.0.0.0/8,fd00::/8`: only a peer among them is believed). Then the client\'s address (failed-authentication throttle, logs, audit), scheme and host (the advertised protected-resource URL, links) come from `X-Forwarded-For`, `-Proto`, `-Host`. Off, those headers are ignored. See [Behind a proxy](#behind-a-proxy)',
   TOOLS_DIR: 'folder of tool modules (`toolgate serve DIR` overrides it)',
   TOOLS_WATCH: '`toolgate serve`: reload the tools folder when a file in it is added, changed or removed (`--watch`); `SIGHUP` reloads it in any case. See [A live catalog](#a-live-catalog)',
   LOG_LEVEL: 'pino level; `debug` also logs call inputs',
@@ -20,7 +21,7 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   HEADERS_TIMEOUT_MS: 'a client must send its request headers within this time (408 problem+json, connection closed)',
   REQUEST_TIMEOUT_MS: 'a client must send its whole request, body included, within this time (408); other clients are served meanwhile',
   JWT_PRINCIPAL_PREFIX: 'put before a token\'s `sub` to make its principal id (rules name `jwt:alice`), so a token never shares notes, idempotency records or sessions with the API key principal `alice`; `\'\'` maps them together on purpose. Tokens issued (`iat`) in the future beyond `clockToleranceSec` (5 s) are refused',
-  AUTH_FAILURE_LIMIT: 'failed authentications a source address may make per window; past it, that address\'s not-yet-proven credentials get 429 before they are checked, while any credential that authenticated before still gets in (no lock-out of a real principal). 0: off',
+  AUTH_FAILURE_LIMIT: 'failed authentications a source address may make per window; past it, that address\'s *failures* answer 429 with `Retry-After` instead of 401. The credential is always checked first, so a valid one gets in from any address, however much it failed (no lock-out of a real principal behind a shared NAT or proxy; see `TRUST_PROXY`). 0: off',
   AUTH_FAILURE_WINDOW_MS: 'the window of `AUTH_FAILURE_LIMIT`',
   CORS_ORIGINS: 'browser origins allowed to call, comma-separated (`https://app.example.com`), or `*`; none: CORS off. Preflights are answered for tool calls, listings and the document',
   CORS_CREDENTIALS: 'let browsers send credentials cross-origin (needs explicit origins, not `*`)',
