@@ -115,6 +115,8 @@ export const ConfigSchema = z.object({
   concurrencyStore: z.enum(['redis', 'memory']).default('redis'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
   idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(1_000_000),
+  /** One principal's share of the records; unset, a quarter of `idempotencyMaxEntries`. */
+  idempotencyMaxEntriesPerPrincipal: intFromEnv(1, 10_000_000).optional(),
   /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
   idempotencyMaxBytes: intFromEnv(64 * 1024, 2 ** 40).default(256 * 1024 * 1024),
   idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(64 * 1024 * 1024),
@@ -167,7 +169,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
-  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
+  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_ENTRIES_PER_PRINCIPAL: 'idempotencyMaxEntriesPerPrincipal', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
   IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   AUTH_FAILURE_LIMIT: 'authFailureLimit', AUTH_FAILURE_WINDOW_MS: 'authFailureWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
