@@ -5,6 +5,7 @@ import { defineToolCatalog, type AnyTool, type CallRecord, type ToolCatalog, typ
 import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/catalog-updates.js'
 import { loadToolsFromDir } from '../src/services/loader.js'
 import { ToolDocuments } from './tool-document.js'
+import { approvableBy } from './tool-operation.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
@@ -91,7 +92,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
   const audit = await openAuditTrail(config, metrics, app.log)
-  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs })
+  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
   const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit)
   const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
     core: {

@@ -7,7 +7,7 @@ import type { AnyTool, ApprovalRule, BindOptions, CallRecord, InvokeRequest, Too
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
-import { APPROVAL_ID_HEADER, preferredWaitMs } from './approval-schemas.js'
+import { APPROVAL_ID_HEADER, approvalIdOf, preferredWaitMs } from './approval-schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
@@ -44,7 +44,7 @@ export class RestCalls {
     const query = request.query as { mode?: 'normal' | 'plan', dryRun?: boolean, escalate?: boolean }
     const waitMs = preferredWaitMs(request.headers.prefer)
     const span = traceCall?.(tool, request)
-    const approvalId = single(request.headers[APPROVAL_ID_HEADER])
+    const approvalId = approvalIdOf(request.headers[APPROVAL_ID_HEADER])
     const bind = this.#binding(request, reply, query.mode, span, approvalId)
     const call: InvokeRequest = {
       toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
