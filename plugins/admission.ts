@@ -54,22 +54,19 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
       done(overloaded(pressure.current))
       return
     }
-    const credential = throttle.enabled ? credentialOf(request.headers) : undefined
-    if (throttle.enabled) {
-      const waitMs = throttle.waitFor(request.ip, credential)
-      if (waitMs > 0) {
-        onAuthFailure?.('throttled', request)
-        done(throttled(waitMs))
-        return
-      }
-    }
     const fail = (error: unknown): void => {
       if (error instanceof GatewayError && error.extensions.reason === 'missing' && openToAnonymous(request, config.docsPublic)) {
         request.principal = PUBLIC_READER
         done()
         return
       }
-      if (error instanceof GatewayError && error.code === 'TOOLGATE_UNAUTHENTICATED' && throttle.enabled) throttle.failed(request.ip)
+      // Only a failure is throttled, after the credential was checked: see AuthFailureThrottle.
+      const waitMs = error instanceof GatewayError && error.code === 'TOOLGATE_UNAUTHENTICATED' && throttle.enabled ? throttle.failed(request.ip) : 0
+      if (waitMs > 0) {
+        onAuthFailure?.('throttled', request)
+        done(throttled(waitMs, error))
+        return
+      }
       if (error instanceof GatewayError && onAuthFailure !== undefined) {
         onAuthFailure(typeof error.extensions.reason === 'string' ? error.extensions.reason : 'invalid', request)
       }
@@ -84,14 +81,11 @@ export const admissionPlugin = fp(async function admission (app: FastifyInstance
     }
     if (principal instanceof Promise) {
       principal.then(resolved => {
-        if (credential !== undefined) throttle.succeeded(credential)
         request.principal = resolved
         done()
       }, fail)
       return
     }
-    // A credential that worked passes the failure throttle from now on (see AuthFailureThrottle).
-    if (credential !== undefined) throttle.succeeded(credential)
     request.principal = principal
     done()
   })
@@ -103,15 +97,9 @@ function openToAnonymous (request: FastifyRequest, docsPublic: boolean): boolean
   return anonymous === 'always' || (anonymous === 'docs' && docsPublic)
 }
 
-/** The credential as sent, to recognise one that proved itself before. */
-function credentialOf (headers: FastifyRequest['headers']): string | undefined {
-  const value = headers.authorization ?? headers['x-api-key']
-  return typeof value === 'string' ? value : undefined
-}
-
-function throttled (waitMs: number): GatewayError {
+function throttled (waitMs: number, failure: unknown): GatewayError {
   const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
-  return new GatewayError('TOOLGATE_RATE_LIMITED', `too many failed authentications from this address; retry after ${retryAfter} s`, { retryAfter })
+  return new GatewayError('TOOLGATE_RATE_LIMITED', `too many failed authentications from this address; retry after ${retryAfter} s`, { retryAfter }, { cause: failure })
 }
 
 function overloaded ({ type, value }: Pressure): GatewayError {

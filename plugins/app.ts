@@ -49,6 +49,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     // tool call), with the tool and its outcome.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
+    // Fastify's own option, so that request.ip, request.protocol and request.host (the throttle,
+    // the logs, the audit trail, the advertised URLs) all read the forwarded headers the same way.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // A client that stalls its headers or body is answered 408 and disconnected (Fastify turns
     // Node's request timeout off by default). Node checks open requests every
     // `connectionsCheckingInterval`, so that is kept well under the shortest timeout.
@@ -78,12 +81,22 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   if (logsInfo(config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {
       if (request.callRecord === null) {
-        request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+        request.log.info({ method: request.method, url: redactUrl(request.url), source: request.ip, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
       }
       done()
     })
   }
   return app
+}
+
+/**
+ * `TRUST_PROXY` as Fastify takes it. A hop count becomes "the last N peers are proxies" (Fastify
+ * itself now refuses to believe anything for a bare number); it trusts the peer whatever its
+ * address, so it fits only where nothing but the proxy can reach the gateway.
+ */
+function fastifyTrustProxy (setting: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting
+  return (_address, hop) => hop < setting
 }
 
 function checkingInterval (config: Config): number {

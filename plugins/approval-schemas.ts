@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { EFFECTS } from '../src/index.js'
+import { EFFECTS, GatewayError } from '../src/index.js'
 
 /** The approval resource: the 202 body of a call that waits for a person, and `GET /approvals/{id}`. */
 export const ApprovalSchema = z.object({
@@ -27,6 +27,16 @@ export const DecisionBody = z.object({
 }).strict()
 
 export const APPROVAL_ID_HEADER = 'approval-id'
+/** The longest `Approval-Id` documented (and accepted): a longer one names no approval, and is refused as malformed. */
+export const APPROVAL_ID_MAX = 128
+
+/** The `Approval-Id` header's one value, or a 400 pointing at it when it is longer than documented. */
+export function approvalIdOf (value: string | string[] | undefined): string | undefined {
+  const id = Array.isArray(value) ? value[0] : value
+  if (id === undefined || id.length <= APPROVAL_ID_MAX) return id
+  const message = `Approval-Id is at most ${APPROVAL_ID_MAX} characters`
+  throw new GatewayError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer: `/headers/${APPROVAL_ID_HEADER}`, message, code: 'too_big' }] })
+}
 
 /** `Prefer: wait=N` (RFC 7240): seconds, a whole number. */
 export function preferredWaitMs (prefer: string | string[] | undefined): number | undefined {

@@ -35,6 +35,7 @@ export function auditEarlyRefusal (audit: AuditTrail, toolOf: (id: string) => An
     const outcome = error instanceof GatewayError ? ERRORS[error.code].outcome : 'tool_error'
     audit.refusedEarly(tool, { outcome, status: error.status, code: error.code }, {
       principal: request.principal?.id ?? 'unauthenticated',
+      source: request.ip,
       requestId: request.id,
     })
   }

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
-import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
+import { defineToolCatalog, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
 import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/catalog-updates.js'
 import { loadToolsFromDir } from '../src/services/loader.js'
 import { ToolDocuments } from './tool-document.js'
+import { approvableBy } from './tool-operation.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
-import { RedisIdempotencyStore } from '../src/services/redis/idempotency-store.js'
+import { idempotencyStoreOf } from '../src/services/idempotency-store.js'
 import { createSharedSlots } from '../src/services/redis/shared-slots.js'
 import { VERSION } from '../src/services/version.js'
 import { healthRoutes } from './health.js'
@@ -101,7 +102,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
   if (upstreams !== undefined) metrics.register(...upstreams.families)
   const audit = await openAuditTrail(config, metrics, app.log)
-  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs })
+  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
   const people = approvalPeopleServices(config, redis, app.prefix)
   if (people.webhookMetrics !== undefined) metrics.register(people.webhookMetrics.family)
   const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit, { recent: people.recent, ...(people.webhooks === undefined ? {} : { webhook: people.webhooks.onEvent }) })
@@ -114,7 +115,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
     },
     idempotency: {
-      store: redis === undefined ? new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries, maxBytes: config.idempotencyMaxBytes, maxBytesPerOwner: config.idempotencyMaxBytesPerPrincipal }) : new RedisIdempotencyStore(redis, config.redisPrefix),
+      store: idempotencyStoreOf(config, redis),
       ttlMs: config.idempotencyTtlMs,
     },
     onRecord: config.metrics ? metricsObserver(metrics, options.tracing !== undefined) : undefined,

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import { GatewayError, type ToolCatalog } from '../src/index.js'
+import { GatewayError, type InputIssue, type ToolCatalog } from '../src/index.js'
 import { intentEntryOf, intentSchemaOf, intentToolsOf } from '../src/services/intents.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
@@ -58,14 +58,26 @@ export async function intentRoutes (parent: FastifyInstance, options: IntentOpti
     // A tool that is not an intent is not one here, whatever else it is: the same 404 as an unknown name.
     if (tool?.asIntent === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no intent "${intent}"`)
     const gatewayApp = gatewayAppOf(request, facts)
-    const { value } = await catalog.invokeWith({
+    const { value } = await inputIssuesUnder('/input', () => catalog.invokeWith({
       app: gatewayApp,
       execution: { signal: disconnectSignalOf(reply) },
       domain: gatewayApp.domain,
       idempotencyScope: principal.id,
       isPermitted: permitFor(app, principal.id),
       transport: 'intents',
-    }, { toolId: intent, input, dryRun: true })
+    }, { toolId: intent, input, dryRun: true }))
     return { intent, proposal: value }
   })
+}
+
+/** The pipeline's input issues point into the tool's input; the body sent here holds it under `pointer`. */
+async function inputIssuesUnder<T> (pointer: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.code !== 'TOOLGATE_INVALID_INPUT') throw error
+    const issues = error.extensions.errors
+    if (!Array.isArray(issues)) throw error
+    throw new GatewayError(error.code, error.message, { ...error.extensions, errors: (issues as InputIssue[]).map(issue => ({ ...issue, pointer: pointer + issue.pointer })) }, { cause: error })
+  }
 }

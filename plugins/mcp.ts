@@ -170,7 +170,7 @@ class HttpCaller implements McpCaller {
     span?.end(record, approvalId)
     const { audit } = this.options
     if (audit !== undefined && AuditTrail.covers(record)) {
-      audit.call(record, { principal: this.request.principal.id, requestId: this.request.id, traceId: span?.traceId, input, ...(approvalId === undefined ? {} : { approvalId }) })
+      audit.call(record, { principal: this.request.principal.id, source: this.request.ip, requestId: this.request.id, traceId: span?.traceId, input, ...(approvalId === undefined ? {} : { approvalId }) })
     }
   }
 

@@ -13,13 +13,14 @@ const SHARED_PARTS = ['querystring', 'headers'] as const
 const converted = new WeakMap<object, unknown>()
 
 /**
- * The route-schema transform: fastify-type-provider-zod's, with two corrections.
+ * The route-schema transform: fastify-type-provider-zod's, with three corrections.
  *
  * - It drops falsy members, so `x-read-only: false` would vanish: `x-` extensions are put back
  *   as declared.
  * - It converts every schema of every route afresh. Every tool shares its query and header
  *   schemas and its problem responses (the same objects), so those are converted once and
  *   reused: with 1000 tools that is most of the generation time.
+ * - It drops the `headers` of a response: they are put back as declared.
  */
 const transform: Transform = document => {
   const schema = document.schema as Record<string, unknown> | undefined
@@ -53,8 +54,19 @@ const transform: Transform = document => {
   const transformed = jsonSchemaTransform({ ...document, schema: own } as typeof document)
   const result = (transformed.schema ?? {}) as Record<string, unknown>
   const extensions = Object.fromEntries(Object.entries(schema).filter(([key]) => key.startsWith('x-')))
-  const response = responses === undefined ? undefined : { ...(result.response as object | undefined), ...sharedResponses }
+  const response = responses === undefined ? undefined : { ...withHeaders(result.response as Record<string, object> | undefined, responses), ...sharedResponses }
   return { ...transformed, schema: { ...result, ...shared, ...extensions, ...(response === undefined ? {} : { response }) } }
+}
+
+/** zod's transform drops a response's `headers` (plain JSON Schemas here, e.g. the 202's Location): put them back. */
+function withHeaders (converted: Record<string, object> | undefined, declared: Record<string, object>): Record<string, object> | undefined {
+  if (converted === undefined) return undefined
+  const out: Record<string, object> = { ...converted }
+  for (const [status, response] of Object.entries(declared)) {
+    const headers = (response as { headers?: unknown }).headers
+    if (headers !== undefined && out[status] !== undefined) out[status] = { ...out[status], headers }
+  }
+  return out
 }
 
 function once (key: object, convert: (value: object) => unknown): unknown {

@@ -47,11 +47,16 @@ function toToolgateError (error: unknown): ToolgateError {
   return new GatewayError('TOOLGATE_INTERNAL', undefined, {}, { cause: error })
 }
 
-/** Fastify's validation failures (query, params, headers) as `errors` entries, pointing into that part. */
+/**
+ * Fastify's validation failures as `errors` entries: a pointer into the body that was sent (as
+ * a tool call's input issues point into its body), or into `/query`, `/params`, `/headers`.
+ */
 function validationIssues (error: Partial<FastifyError>): InputIssue[] {
-  const part = error.validationContext === 'querystring' ? 'query' : error.validationContext ?? ''
+  const context = error.validationContext
+  const part = context === 'body' ? '' : `/${context === 'querystring' ? 'query' : context ?? ''}`
+  // As for a tool call's input: the object that holds an unexpected property is pointed at ('' for the body itself).
   return (error.validation ?? []).map(issue => ({
-    pointer: `/${part}${issue.instancePath === '/' ? '' : issue.instancePath}`,
+    pointer: `${part}${issue.instancePath === '/' ? '' : issue.instancePath}`,
     message: issue.message ?? 'invalid value',
     code: issue.keyword,
   }))

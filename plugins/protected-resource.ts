@@ -9,7 +9,8 @@ const WELL_KNOWN = '/.well-known/oauth-protected-resource'
  * RFC 9728 protected resource metadata, served when JWT bearer tokens are configured: where
  * a client (an MCP host, most of all) gets a token for this gateway. Two documents: the
  * gateway as a whole, and `/mcp` at its path-suffixed address, which MCP clients try first.
- * The resource URL is the request's own origin (set `trustProxy` in a host app behind a proxy).
+ * The resource URL is the request's own origin: behind a proxy, the one it forwards
+ * (`TRUST_PROXY`; in a host app, the host's own `trustProxy`).
  */
 export async function protectedResourceRoutes (app: FastifyInstance, options: { jwt: NonNullable<Config['jwt']> }): Promise<void> {
   const { jwt } = options

@@ -1,6 +1,7 @@
 import { SPEC_FORMATS, type SpecFormat } from '../src/services/llm-specs/names.js'
 import { z } from 'zod'
 import { ERRORS } from '../src/index.js'
+import { APPROVAL_ID_MAX } from './approval-schemas.js'
 
 /** RFC 9457 problem details, as every error of the gateway is sent. */
 export const ProblemSchema = z.looseObject({
@@ -46,7 +47,17 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
 }
 
 /** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
-export const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
+const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
+
+/**
+ * The error statuses one tool's call can answer: the catalogue's, less those only some tools
+ * reach. 410 is an approval that expired, so only a tool that can ask for approval answers it
+ * (an `Approval-Id` of another tool's approval is 422); 504 is a timeout, which a tool without
+ * one (interactive, `timeoutMs: Infinity`) never reaches.
+ */
+export function callStatusesOf (approvable: boolean, timeoutMs: number): number[] {
+  return CALL_STATUSES.filter(status => (status !== 410 || approvable) && (status !== 504 || timeoutMs !== Infinity))
+}
 
 /** The media type of a dry run's 200: a proposal, never the tool's output. */
 export const DRY_RUN_TYPE = 'application/vnd.toolgate.dry-run+json'
@@ -60,7 +71,7 @@ export const CallHeaders = z.object({
   'x-session-id': z.string().regex(SESSION_ID).optional()
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
   'idempotency-key': idempotencyKey.optional().describe(IDEMPOTENCY_KEY_TEXT),
-  'approval-id': z.string().max(128).optional()
+  'approval-id': z.string().max(APPROVAL_ID_MAX).optional()
     .describe('Run the call this approval was given for: once (a repeat replays its answer); another principal 403, another input 422, rejected 403, expired 410, undecided 409'),
   prefer: z.string().optional()
     .describe('RFC 7240 `wait=N`: when the call needs approval (or carries the `Approval-Id` of an undecided one), wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),

@@ -7,7 +7,7 @@ import type { AnyTool, ApprovalRule, BindOptions, CallRecord, InvokeRequest, Too
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
-import { APPROVAL_ID_HEADER, preferredWaitMs } from './approval-schemas.js'
+import { APPROVAL_ID_HEADER, approvalIdOf, preferredWaitMs } from './approval-schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
@@ -44,7 +44,7 @@ export class RestCalls {
     const query = request.query as { mode?: 'normal' | 'plan', dryRun?: boolean, escalate?: boolean }
     const waitMs = preferredWaitMs(request.headers.prefer)
     const span = traceCall?.(tool, request)
-    const approvalId = single(request.headers[APPROVAL_ID_HEADER])
+    const approvalId = approvalIdOf(request.headers[APPROVAL_ID_HEADER])
     const bind = this.#binding(request, reply, query.mode, span, approvalId)
     const call: InvokeRequest = {
       toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
@@ -98,7 +98,7 @@ function single (value: string | string[] | undefined): string | undefined {
 function settled (request: FastifyRequest, record: CallRecord, span: CallSpan | undefined, audit: AuditTrail | undefined, approvalId: string | undefined): void {
   span?.end(record, approvalId)
   if (audit !== undefined && AuditTrail.covers(record)) {
-    audit.call(record, { principal: request.principal.id, requestId: request.id, traceId: span?.traceId, input: request.body, ...(approvalId === undefined ? {} : { approvalId }) })
+    audit.call(record, { principal: request.principal.id, source: request.ip, requestId: request.id, traceId: span?.traceId, input: request.body, ...(approvalId === undefined ? {} : { approvalId }) })
   }
   logCall(request, record)
 }
@@ -110,7 +110,7 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
   const line = {
     tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId,
     durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
-    principal: request.principal.id, domain: record.domain, effects: record.effectsLabel,
+    principal: request.principal.id, source: request.ip, domain: record.domain, effects: record.effectsLabel,
     mutated: record.mutatedResources.length === 0 ? undefined : record.mutatedResources,
   }
   if (record.status >= 500) request.log.error({ ...line, err: record.failure }, 'tool call failed')

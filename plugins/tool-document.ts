@@ -23,6 +23,8 @@ export interface ToolDocumentsOptions {
   /** The prefix the gateway's routes are served under ('' standalone). */
   readonly prefix: string
   readonly defaultTimeoutMs: number
+  /** Whether a call of the tool can wait for approval in this configuration (see `approvableBy`). */
+  readonly approvable: (tool: AnyTool) => boolean
 }
 
 /**
@@ -85,7 +87,7 @@ export class ToolDocuments {
       await generator.register(swagger, swaggerSettings(this.#options.version))
       // Documented as the gateway's own routes are (problem.ts).
       generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
-      for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs) }, unreachable)
+      for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs, this.#options.approvable(tool)) }, unreachable)
       await generator.ready()
       const document = generator.swagger() as unknown as Document
       const paths = (document.paths ?? {}) as Document

@@ -1,10 +1,24 @@
 import { z } from 'zod'
 import type { AnyTool } from '../src/index.js'
 import { effectsText, summaryOf } from '../src/services/tool-listing.js'
+import { compileGlob } from '../src/services/auth/index.js'
+import type { Config } from '../src/services/config.js'
 import { ApprovalSchema } from './approval-schemas.js'
-import { CALL_STATUSES, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses } from './schemas.js'
+import { callStatusesOf, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses } from './schemas.js'
+
+/**
+ * Can a call of this tool be asked to wait for approval, whoever calls it: its declaration
+ * asks (`requiresApproval`, even as a predicate that may say no), it supports escalation (an
+ * escalation always needs one), or an operator's approval rule names it.
+ */
+export function approvableBy (rules: readonly ApprovalRuleEntry[]): (tool: AnyTool) => boolean {
+  const globs = rules.flatMap(rule => rule.tools.map(compileGlob))
+  return tool => (tool.requiresApproval !== undefined && tool.requiresApproval !== false) || tool.supportsEscalation === true || globs.some(glob => glob.test(tool.id))
+}
 
 export const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
+
+type ApprovalRuleEntry = Config['approvalRules'][number]
 
 const ANY_PROPOSAL = z.unknown().describe('What the call would do, as the tool\'s resolve describes it')
 
@@ -23,8 +37,20 @@ function okResponseOf (tool: AnyTool): { description: string, content: Record<st
   }
 }
 
-/** The route schema of one tool's `POST /tools/{id}` operation, derived from its declaration alone. */
-export function operationOf (tool: AnyTool, defaultTimeoutMs: number): Record<string, unknown> {
+/** The 202 of a call that waits for a person: the pending approval, and where it lives. */
+const PENDING_RESPONSE = {
+  description: 'Nothing ran: the call waits for a person\'s approval. Re-send it with `Approval-Id` once approved.',
+  headers: { Location: { type: 'string', description: 'The pending approval: `/approvals/{id}`' } },
+  content: { 'application/json': { schema: ApprovalSchema } },
+}
+
+/**
+ * The route schema of one tool's `POST /tools/{id}` operation, derived from its declaration and
+ * whether a call of it can wait for approval here (`approvable`: its `requiresApproval`, an
+ * approval rule matching it, `supportsEscalation`): only then does it document 202, so a
+ * client generated from the document reads a read-only tool's 200 as its output alone.
+ */
+export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable: boolean): Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
   const flags = [tool.isReadOnly ? 'read-only' : 'changes state', tool.isConcurrencySafe ? 'concurrency-safe' : 'runs exclusively in its session']
   return {
@@ -34,7 +60,7 @@ export function operationOf (tool: AnyTool, defaultTimeoutMs: number): Record<st
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: okResponseOf(tool), 202: ApprovalSchema.describe('Nothing ran: the call waits for a person\'s approval (`Location`: the approval). Re-send it with `Approval-Id` once approved.'), ...problemResponses(CALL_STATUSES) },
+    response: { 200: okResponseOf(tool), ...(approvable ? { 202: PENDING_RESPONSE } : {}), ...problemResponses(callStatusesOf(approvable, timeoutMs)) },
     'x-effects': [...tool.effects],
     'x-read-only': tool.isReadOnly,
     'x-concurrency-safe': tool.isConcurrencySafe,

@@ -1,6 +1,7 @@
 import { AbortReason, type CancelSignal } from './abort.js'
 import { Approvals, type ApprovalOptions } from './approvals/approvals.js'
 import type { CallRecord } from './call-record.js'
+import { QueueShares } from './queue-shares.js'
 import { CoreOptionsSchema, type CoreOptions, type CoreOptionsInput } from './options.js'
 import { defineTool } from './define-tool.js'
 import { InFlightCalls } from './in-flight.js'
@@ -99,6 +100,7 @@ export class ToolCatalog<App = unknown> {
     this.#shared = {
       scheduler: options.schedulers?.domains ?? new Scheduler({ maxQueuePerDomain: this.options.maxQueuePerDomain }),
       toolScheduler: options.schedulers?.tools ?? new Scheduler({ maxQueuePerDomain: 0 }),
+      queueShares: new QueueShares(),
       options: this.options,
       isClosing: () => this.#closing,
       begin: control => { this.#inFlight.add(control) },

@@ -9,6 +9,7 @@ import type { ApprovalView } from './approvals/view.js'
 import type { CallRecord } from './call-record.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import type { CoreOptions } from './options.js'
+import type { QueueShares } from './queue-shares.js'
 import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
@@ -24,6 +25,8 @@ export interface PipelineEnv {
   readonly scheduler: SlotScheduler
   /** Per-tool limits across domains (only tools with a configured limit use it). */
   readonly toolScheduler: SlotScheduler
+  /** Each principal's share of those tools' queues. */
+  readonly queueShares: QueueShares
   readonly options: CoreOptions
   readonly isClosing: () => boolean
   /** In-flight bookkeeping, so shutdown can wait for calls and then abort them. */

@@ -7,6 +7,22 @@ import { CORE_DEFAULTS } from '../core/options.js'
 const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const list = z.union([z.array(z.string()), z.string().transform(v => v.split(',').map(s => s.trim()).filter(s => s !== ''))])
+/** One trusted proxy: an IPv4 or IPv6 address, or a CIDR range of them. */
+const proxyAddress = z.string().refine(isAddressOrRange, 'an IP address or a CIDR range (10.0.0.0/8, fd00::/8)')
+/**
+ * `TRUST_PROXY`: off (`false`, the default), the number of proxy hops in front (the client is
+ * that many entries from the end of `X-Forwarded-For`), or the proxies' addresses and ranges
+ * (only a peer among them is believed). Never `true`: trusting every peer lets any client
+ * choose its own address.
+ */
+const trustProxy = z.union([
+  z.literal(false),
+  z.literal(0).transform(() => false as const),
+  z.enum(['false', '0']).transform(() => false as const),
+  z.number().int().min(1).max(32),
+  z.string().regex(/^\d{1,2}$/).transform(Number).pipe(z.number().int().min(1).max(32)),
+  list.pipe(z.array(proxyAddress).min(1)),
+])
 const glob = z.string().regex(/^[a-z0-9_*?]+$/, 'a tool-id glob: lowercase letters, digits, _, * and ?')
 
 /** One API key: the SHA-256 hex digest of the key (never the key itself) and whom it names. */
@@ -63,6 +79,8 @@ const ApprovalRuleSchema = z.object({
 export const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: intFromEnv(0, 65535).default(3000),
+  /** Which peers' `X-Forwarded-*` headers are believed (see `trustProxy` above); Fastify's own option is set from it. */
+  trustProxy: trustProxy.default(false),
   toolsDir: z.string().min(1).default('./tools'),
   /** A JSON file of upstream MCP servers (`mcpServers`, as Claude Desktop and Cursor write it) whose tools the gateway serves too. */
   upstreamsFile: z.string().min(1).optional(),
@@ -99,6 +117,8 @@ export const ConfigSchema = z.object({
   concurrencyStore: z.enum(['redis', 'memory']).default('redis'),
   idempotencyTtlMs: intFromEnv(1_000, 30 * 24 * 60 * 60 * 1000).default(24 * 60 * 60 * 1000),
   idempotencyMaxEntries: intFromEnv(100, 10_000_000).default(1_000_000),
+  /** One principal's share of the records; unset, a quarter of `idempotencyMaxEntries`. */
+  idempotencyMaxEntriesPerPrincipal: intFromEnv(1, 10_000_000).optional(),
   /** Bytes of the in-memory idempotency store over all principals, and one principal's share of them. */
   idempotencyMaxBytes: intFromEnv(64 * 1024, 2 ** 40).default(256 * 1024 * 1024),
   idempotencyMaxBytesPerPrincipal: intFromEnv(4 * 1024, 2 ** 40).default(64 * 1024 * 1024),
@@ -167,12 +187,12 @@ export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
+  HOST: 'host', PORT: 'port', TRUST_PROXY: 'trustProxy', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
-  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
+  IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_ENTRIES_PER_PRINCIPAL: 'idempotencyMaxEntriesPerPrincipal', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
   IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   AUTH_FAILURE_LIMIT: 'authFailureLimit', AUTH_FAILURE_WINDOW_MS: 'authFailureWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
@@ -252,6 +272,14 @@ function jwtFromEnv (env: NodeJS.ProcessEnv): Record<string, unknown> | undefine
   if (env.JWT_SCOPE_CLAIM !== undefined) jwt.scopeClaim = env.JWT_SCOPE_CLAIM
   if (env.JWT_PRINCIPAL_PREFIX !== undefined) jwt.principalPrefix = env.JWT_PRINCIPAL_PREFIX
   return jwt
+}
+
+function isAddressOrRange (value: string): boolean {
+  const slash = value.indexOf('/')
+  if (slash === -1) return isIP(value) !== 0
+  const family = isIP(value.slice(0, slash))
+  const bits = value.slice(slash + 1)
+  return family !== 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
 }
 
 function isLoopback (host: string): boolean {

@@ -24,6 +24,8 @@ const VALID: Record<string, unknown> = {
   approval_grant: { ticket: 'no-such-ticket', decision: 'approve' },
 }
 const DRY_ONLY: Record<string, unknown> = { approval_request: { question: 'May I?' } }
+/** An input whose call waits for approval (the ledger asks above its threshold, 500.00 by default). */
+const NEEDS_APPROVAL: Record<string, unknown> = { ledger_transfer: { from: 'alice', to: 'bob', amount: 60_000 } }
 
 type Variant = { label: string, request: InjectOptions }
 
@@ -60,6 +62,7 @@ function variants (path: string, method: string, operation: Operation, firstTool
   const key: Record<string, string> = operation.parameters?.some(p => p.name === 'idempotency-key' && p.required === true) === true ? { 'idempotency-key': `k-${toolId}` } : {}
   return [
     { label: 'valid', request: json(valid, { ...admin, ...key }) },
+    ...(toolId in NEEDS_APPROVAL ? [{ label: 'needs approval', request: json(NEEDS_APPROVAL[toolId], { ...admin, ...(key['idempotency-key'] === undefined ? {} : { 'idempotency-key': `approval-${toolId}` }) }) }] : []),
     { label: 'valid, replayed with the same key', request: json(valid, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
     { label: 'valid, replayed again', request: json(valid, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
     { label: 'same key, other input', request: json({ other: true }, { ...admin, 'idempotency-key': `replay-${toolId}` }) },
@@ -82,17 +85,30 @@ function variants (path: string, method: string, operation: Operation, firstTool
   ]
 }
 
+/**
+ * Both directions: every answer is documented and validates; and a tool operation documents
+ * 202 exactly when the probes (a valid call, one that needs approval, an escalation) got one.
+ */
 async function conformanceOf (app: FastifyInstance, firstTool: string): Promise<void> {
   const served = await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })
   const document = served.json<{ paths: Record<string, Record<string, Operation>> }>()
   const validator = new ResponseValidator(document)
+  let approvable = 0
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
+      const answered = new Set<number>()
       for (const { label, request } of variants(path, method, operation, firstTool)) {
-        validator.check(path, method, await app.inject(request), `${label} (${operation.operationId ?? path})`)
+        const response = await app.inject(request)
+        answered.add(response.statusCode)
+        validator.check(path, method, response, `${label} (${operation.operationId ?? path})`)
       }
+      if (!/^\/tools\/[a-z]/.test(path) || method !== 'post') continue
+      expect('202' in operation.responses, `${path}: 202 documented, answered: ${[...answered].join(', ')}`).toBe(answered.has(202))
+      if (answered.has(202)) approvable++
     }
   }
+  // The probes reached tools that wait for approval: the check above compared something.
+  expect(approvable).toBeGreaterThan(0)
 }
 
 describe('the served document tells the truth (Ajv against /openapi.json)', () => {
@@ -126,7 +142,10 @@ describe('the served document tells the truth (Ajv against /openapi.json)', () =
 
   it('so does every answer of the shipped tools', async () => {
     const shipped = await loadToolsFromDir(fileURLToPath(new URL('../../tools', import.meta.url)))
-    const app = await testApp({ apiKeys: [...API_KEYS, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }], bodyLimit: 4_096, authFailureLimit: 0 }, shipped)
+    // The admin may move money here, large sums included, so the ledger's calls reach its approval.
+    const [admin, ...others] = API_KEYS
+    const treasurer = { ...admin!, scopes: [...admin!.scopes, 'ledger:transfer', 'ledger:transfer:large'] }
+    const app = await testApp({ apiKeys: [treasurer, ...others, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }], bodyLimit: 4_096, authFailureLimit: 0 }, shipped)
     await conformanceOf(app, 'time_now')
   }, SLOW.CPU_MS)
 })

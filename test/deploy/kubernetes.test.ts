@@ -67,6 +67,11 @@ describe('Kubernetes manifests', () => {
     expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory'])
   })
 
+  it('believes forwarded client addresses from the ingress in front of it, never from any peer', () => {
+    const { trustProxy } = ConfigSchema.parse({ trustProxy: env.TRUST_PROXY })
+    expect(trustProxy).toEqual(expect.arrayContaining(['10.0.0.0/8']))
+  })
+
   it('every environment variable it sets is a setting the gateway knows, with a valid value', () => {
     for (const { name } of container.env) expect([...Object.keys(ENV_KEYS), 'API_KEYS']).toContain(name)
     const settings = Object.fromEntries(Object.entries(env).filter(([name]) => name in ENV_KEYS).map(([name, value]) => [ENV_KEYS[name], value]))

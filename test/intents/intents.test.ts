@@ -55,7 +55,7 @@ describe('intents: GET /intents and POST /intents/resolve', () => {
   it('validates (400 with pointers) and authorizes (403) before answering', async () => {
     const bad = await resolve({ intent: 'book_table', input: { restaurant: '', people: 40 } })
     expect(bad.status).toBe(400)
-    expect(bad.json.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/people', '/restaurant'])
+    expect(bad.json.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/input/people', '/input/restaurant'])
     const denied = await resolve({ intent: 'book_table', input: { restaurant: 'Closed Inn', people: 2 } })
     expect(denied.status).toBe(403)
   })

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisIdempotencyStore } from '../../src/services/redis/idempotency-store.js'
 import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
+import { FIRST_RECORDS, reserveOf } from '../../src/core/idempotency/shares.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 
 const prefix = testPrefix()
@@ -38,6 +39,30 @@ describe.skipIf(!HAVE_REDIS)('the Redis idempotency store', () => {
     await new Promise(resolve => setTimeout(resolve, 120))
     expect(await store.claim('short', 'g', 50)).toEqual({ state: 'claimed' })
     client.disconnect()
+  })
+
+  it('shares its records between principals by the same rule as memory, across replicas, and a release gives a record back', async () => {
+    const clients = [createRedisClient(REDIS_URL), createRedisClient(REDIS_URL)]
+    await Promise.all(clients.map(c => whenReady(c, 2000)))
+    const own = testPrefix()
+    const [one, two] = clients.map(c => new RedisIdempotencyStore(c, own, { maxEntries: 160, maxEntriesPerOwner: 50 }))
+    const fill = async (owner: string): Promise<number> => {
+      let n = 0
+      // Alternating replicas: the bound is the store's, not one replica's.
+      while ((await (n % 2 === 0 ? one! : two!).claim(`${owner}|${n}`, 'f', 60_000, owner)).state === 'claimed') n++
+      return n
+    }
+    expect([await fill('a'), await fill('b')]).toEqual([50, 50])
+    expect(await one!.claim('a|more', 'f', 60_000, 'a')).toMatchObject({ state: 'full', scope: 'owner' })
+    expect(await fill('c')).toBe(160 - reserveOf(160) - 100)
+    expect(await fill('newcomer')).toBe(FIRST_RECORDS)
+    expect(await one!.claim('newcomer|more', 'f', 60_000, 'newcomer')).toMatchObject({ state: 'full', scope: 'store' })
+    await two!.release('newcomer|0', 'newcomer')
+    expect(await one!.claim('newcomer|again', 'f', 60_000, 'newcomer')).toEqual({ state: 'claimed' })
+    await two!.complete('newcomer|again', 'f', { type: 'value', value: 1 }, 60_000, 'newcomer')
+    expect(await one!.claim('newcomer|again', 'f', 60_000, 'newcomer')).toMatchObject({ state: 'done' })
+    await cleanPrefix(own)
+    clients.forEach(c => c.disconnect())
   })
 
   it('an unreachable Redis rejects at once instead of queueing', async () => {

@@ -1,4 +1,7 @@
+import { FIRST_RECORDS, shareRefusal } from './shares.js'
 import type { Claim, IdempotencyStore, StoredResult } from './store.js'
+
+interface Holding { bytes: number, entries: number }
 
 interface Entry {
   readonly fingerprint: string
@@ -11,6 +14,8 @@ interface Entry {
 export interface MemoryStoreOptions {
   /** Most records at once, over all owners. */
   readonly maxEntries?: number
+  /** Most records one owner (a principal) may hold; a new key past it is refused. */
+  readonly maxEntriesPerOwner?: number
   /** Most bytes of records (keys and stored answers) at once, over all owners. */
   readonly maxBytes?: number
   /** Most bytes one owner (a principal) may hold; a new key past it is refused. */
@@ -26,17 +31,19 @@ const NO_OWNER = ''
  * The embedded store: one process, bounded in records and in bytes, overall and per owner.
  *
  * It never drops a record before its lifetime ends, so a retry within the TTL always finds its
- * record and never runs a second time. When an owner's share or the whole store is full, a
- * *new* key is refused (`full`) instead: one principal's traffic can use up its own share,
- * never another's records. A claim is charged its key and a fixed overhead; the answer is
+ * record and never runs a second time. When an owner's share or the store is full, a *new* key
+ * is refused (`full`) instead, by the rule of `shares.ts` for records and for bytes alike: one
+ * principal's traffic can use up its own share, never another's records, and a principal
+ * holding nothing can still store its first records. A claim is charged its key and a fixed overhead; the answer is
  * charged when stored. The answer of a call that already ran is always stored, even past the
  * share (the owner's next new keys are then refused), so the store can exceed `maxBytes` by at
  * most the answers of the calls in flight.
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>()
-  readonly #owners = new Map<string, number>()
+  readonly #owners = new Map<string, Holding>()
   readonly #maxEntries: number
+  readonly #maxEntriesPerOwner: number
   readonly #maxBytes: number
   readonly #maxBytesPerOwner: number
   readonly #now: () => number
@@ -44,6 +51,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 100_000
+    this.#maxEntriesPerOwner = Math.min(options.maxEntriesPerOwner ?? this.#maxEntries, this.#maxEntries)
     this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024
     this.#maxBytesPerOwner = Math.min(options.maxBytesPerOwner ?? this.#maxBytes, this.#maxBytes)
     this.#now = options.now ?? Date.now
@@ -55,7 +63,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   /** Bytes held in all, or by one owner. */
   bytes (owner?: string): number {
-    return owner === undefined ? this.#bytes : this.#owners.get(owner) ?? 0
+    return owner === undefined ? this.#bytes : this.#owners.get(owner)?.bytes ?? 0
+  }
+
+  /** Records held in all, or by one owner. */
+  entries (owner?: string): number {
+    return owner === undefined ? this.#entries.size : this.#owners.get(owner)?.entries ?? 0
   }
 
   async claim (key: string, fingerprint: string, ttlMs: number, owner: string = NO_OWNER): Promise<Claim> {
@@ -67,8 +80,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
     this.#sweep()
     const bytes = ENTRY_OVERHEAD + key.length * 2
-    if (this.bytes(owner) + bytes > this.#maxBytesPerOwner) return { state: 'full', scope: 'owner', retryAfterMs: this.#untilOldestExpires() }
-    if (this.#bytes + bytes > this.#maxBytes || this.#entries.size >= this.#maxEntries) return { state: 'full', scope: 'store', retryAfterMs: this.#untilOldestExpires() }
+    const held = this.#owners.get(owner) ?? { bytes: 0, entries: 0 }
+    const firstRecords = held.entries < FIRST_RECORDS
+    const refusal = shareRefusal({ used: this.#entries.size, ownerUsed: held.entries, cost: 1, max: this.#maxEntries, perOwner: this.#maxEntriesPerOwner, firstRecords }) ??
+      shareRefusal({ used: this.#bytes, ownerUsed: held.bytes, cost: bytes, max: this.#maxBytes, perOwner: this.#maxBytesPerOwner, firstRecords })
+    if (refusal !== undefined) return { state: 'full', scope: refusal, retryAfterMs: this.#untilOldestExpires() }
     this.#put(key, { fingerprint, owner, result: undefined, expiresAt: this.#now() + ttlMs, bytes })
     return { state: 'claimed' }
   }
@@ -112,7 +128,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #put (key: string, entry: Entry): void {
     this.#entries.set(key, entry)
     this.#bytes += entry.bytes
-    this.#owners.set(entry.owner, this.bytes(entry.owner) + entry.bytes)
+    const held = this.#owners.get(entry.owner)
+    if (held === undefined) this.#owners.set(entry.owner, { bytes: entry.bytes, entries: 1 })
+    else { held.bytes += entry.bytes; held.entries++ }
   }
 
   #remove (key: string): void {
@@ -120,9 +138,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (entry === undefined) return
     this.#entries.delete(key)
     this.#bytes -= entry.bytes
-    const left = this.bytes(entry.owner) - entry.bytes
-    if (left <= 0) this.#owners.delete(entry.owner)
-    else this.#owners.set(entry.owner, left)
+    const held = this.#owners.get(entry.owner)!
+    held.bytes -= entry.bytes
+    if (--held.entries === 0) this.#owners.delete(entry.owner)
   }
 }
 

@@ -25,7 +25,7 @@ export interface IdempotencyStore {
   /** Store the final result of the claimed call; it expires `ttlMs` from now. */
   complete (key: string, fingerprint: string, result: StoredResult, ttlMs: number, owner?: string): Promise<void>
   /** Free a claim whose call never reached `execute`: the key may be used again. */
-  release (key: string): Promise<void>
+  release (key: string, owner?: string): Promise<void>
   close? (): Promise<void>
 }
 

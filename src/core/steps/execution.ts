@@ -69,7 +69,9 @@ function acquireSlots<App> (call: Call<App>): Lease | Promise<Lease> {
 async function withToolLimit<App> (call: Call<App>, limit: ToolLimit): Promise<Lease> {
   const { env, binding, tool, control } = call
   const { queueTimeoutMs } = env.options
-  const toolLease = await acquireSlot(env.toolScheduler, `tool:${tool.id}`, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue)
+  const queue = `tool:${tool.id}`
+  const enterQueue = (): (() => void) => env.queueShares.enter(queue, binding.idempotencyScope, limit.maxQueue)
+  const toolLease = await acquireSlot(env.toolScheduler, queue, { type: 'group', toolId: tool.id, limit: limit.maxInFlight }, control, queueTimeoutMs, limit.maxQueue, enterQueue)
   try {
     const domainLease = await acquireSlot(env.scheduler, binding.domain, concurrencyClassOf(tool), control, queueTimeoutMs)
     return { release: () => { domainLease.release(); toolLease.release() }, fencingToken: domainLease.fencingToken }

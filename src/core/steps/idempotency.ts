@@ -45,7 +45,7 @@ export async function idempotent (
     return { value, replayed: false }
   } catch (error) {
     if (!record.executed) {
-      await store.release(storeKey).catch(() => {})
+      await store.release(storeKey, scope).catch(() => {})
     } else if (handle.late !== undefined) {
       // Aborted mid-run: the key stays claimed (retries get 409) until the tool really settles.
       void handle.late.then(settled => completeQuietly(store, storeKey, fingerprint, settledResult(tool, settled), ttlMs, scope))

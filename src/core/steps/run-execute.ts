@@ -20,28 +20,37 @@ export function concurrencyClassOf (tool: AnyTool): ConcurrencyClass {
  * A slot now when one is free (no promise, no timer), else wait for it: a full queue is 429, a
  * wait past `queueTimeoutMs` is 503, an abort ends the wait.
  */
-export function acquireSlot (scheduler: SlotScheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number): Lease | Promise<Lease> {
+export function acquireSlot (scheduler: SlotScheduler, domain: string, cls: ConcurrencyClass, control: CallControl, queueTimeoutMs: number, maxQueue?: number, enterQueue?: () => () => void): Lease | Promise<Lease> {
   const now = scheduler.tryStart(domain, cls)
   if (now !== undefined) return now
+  // Only a call that must wait takes a share of the queue (see QueueShares); it throws past it.
+  let leave: () => void
+  try {
+    leave = enterQueue?.() ?? noop
+  } catch (error) {
+    return Promise.reject(error)
+  }
   return new Promise<Lease>((resolve, reject) => {
     let ticket: Ticket
     const timer = setTimeout(() => {
+      leave()
       control.onAbort(undefined)
       ticket.cancel()
       reject(new GatewayError('TOOLGATE_QUEUE_TIMEOUT', `no slot in "${domain}" within ${queueTimeoutMs} ms`, { retryAfter: Math.ceil(queueTimeoutMs / 1000) }))
     }, queueTimeoutMs)
     const refuse = (error: unknown): void => {
+      leave()
       clearTimeout(timer)
       control.onAbort(undefined)
       reject(error instanceof QueueFullError ? new GatewayError('TOOLGATE_QUEUE_FULL', error.message, { retryAfter: 1 }) : error)
     }
     try {
-      ticket = scheduler.request(domain, cls, lease => { clearTimeout(timer); control.onAbort(undefined); resolve(lease) }, maxQueue, refuse)
+      ticket = scheduler.request(domain, cls, lease => { leave(); clearTimeout(timer); control.onAbort(undefined); resolve(lease) }, maxQueue, refuse)
     } catch (error) {
       refuse(error)
       return
     }
-    control.onAbort(reason => { clearTimeout(timer); ticket.cancel(); reject(reason) })
+    control.onAbort(reason => { leave(); clearTimeout(timer); ticket.cancel(); reject(reason) })
   })
 }
 
@@ -116,3 +125,5 @@ function raceAbort<App> (
     )
   })
 }
+
+const noop = (): void => {}

@@ -5,6 +5,8 @@ import { AuditWriter, type AuditWriterOptions } from './writer.js'
 /** Who and what around one call, which the record itself does not hold (the HTTP face knows them). */
 export interface CallFacts {
   readonly principal: string
+  /** The client's address (`TRUST_PROXY` decides whether forwarded headers are believed). */
+  readonly source?: string
   readonly requestId: string
   readonly traceId?: string
   /** The input as the caller sent it. */
@@ -64,6 +66,7 @@ export class AuditTrail {
       event: 'call',
       time: new Date(record.startedAt).toISOString(),
       principal: facts.principal,
+      source: facts.source,
       tool: record.toolId,
       kind: record.kind,
       effects: record.effects,
@@ -89,7 +92,7 @@ export class AuditTrail {
   /** One refusal before the pipeline saw the call (unauthenticated, rate limited, bad transport). */
   refusedEarly (tool: { readonly id: string, readonly kind: string, readonly effects: readonly string[] }, refusal: { readonly outcome: string, readonly status: number, readonly code: string }, facts: Omit<CallFacts, 'input' | 'approvalId'>): void {
     this.#writer.append({
-      event: 'call', time: new Date().toISOString(), principal: facts.principal, tool: tool.id, kind: tool.kind,
+      event: 'call', time: new Date().toISOString(), principal: facts.principal, source: facts.source, tool: tool.id, kind: tool.kind,
       effects: tool.effects, ...refusal, executed: false, requestId: facts.requestId, traceId: facts.traceId,
     })
   }
