@@ -23,7 +23,12 @@ did not declare (taken from the server's own hints, or the defaults); then they 
       return EXIT.ok
     }
     const rows = tools.map(tool => rowOf(tool, config.toolTimeoutMs))
-    const table = [['ID', 'KIND', 'EFFECTS', 'FLAGS', 'TIMEOUT', 'UPSTREAM', 'NOT DECLARED BY THE OPERATOR'], ...rows.map(row => [row.id, row.kind, row.effects.join(',') || 'none', row.flags.join(',') || '-', row.timeout, row.upstream ?? '-', hintsOf(row)])]
+    // The upstream columns only when some tool is an upstream's.
+    const fronted = rows.some(row => row.upstream !== undefined)
+    const table = [
+      ['ID', 'KIND', 'EFFECTS', 'FLAGS', 'TIMEOUT', ...(fronted ? ['UPSTREAM', 'NOT DECLARED BY THE OPERATOR'] : [])],
+      ...rows.map(row => [row.id, row.kind, row.effects.join(',') || 'none', row.flags.join(',') || '-', row.timeout, ...(fronted ? [row.upstream ?? '-', hintsOf(row)] : [])]),
+    ]
     const widths = table[0]!.map((_, column) => Math.max(...table.map(cells => cells[column]!.length)))
     for (const cells of table) process.stdout.write(cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n')
     return EXIT.ok

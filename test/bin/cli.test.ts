@@ -39,7 +39,7 @@ describe('toolgate (the command)', { timeout: SLOW.PROCESS_MS }, () => {
   })
 
   it('prints a command\'s own help', () => {
-    expect(toolgate(['serve', '--help'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^usage: toolgate serve \[--watch\] \[TOOLS_DIR\]/) })
+    expect(toolgate(['serve', '--help'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^usage: toolgate serve \[--watch\] \[--upstreams FILE\] \[TOOLS_DIR\]/) })
   })
 
   it('hash-key prints the digest of its argument, or of stdin without the trailing newline', () => {
