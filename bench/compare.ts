@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/compare.ts fastify-zod toolgate [--rounds 3] [--seconds 5] [--warmup 3]
  *   npx tsx bench/compare.ts toolgate-echo toolgate-redis toolgate-exclusive toolgate-redis-exclusive
+ *   npx tsx bench/compare.ts write write-audited      (the feature targets of bench/lib/features.ts)
  *
  * A target may also be a server file (`./bench/targets/mine.ts`): it is loaded like the
  * toolgate target (same request, same check), to try a variant side by side.
@@ -13,7 +14,7 @@
  */
 import { measureGroup } from './lib/measure.js'
 import { planFrom } from './lib/plan.js'
-import { redisTargets, TARGETS, toolgateTarget, type Target } from './lib/targets.js'
+import { FEATURE_TARGETS, redisTargets, TARGETS, toolgateTarget, type Target } from './lib/targets.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number): number => {
@@ -21,7 +22,7 @@ const option = (name: string, fallback: number): number => {
   return index === -1 ? fallback : Number(args[index + 1])
 }
 const ids = args.filter((arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'))
-const known = new Map<string, Target>([...TARGETS, toolgateTarget(100), toolgateTarget(1000), ...redisTargets()].map(t => [t.id, t]))
+const known = new Map<string, Target>([...TARGETS, ...FEATURE_TARGETS, toolgateTarget(100), toolgateTarget(1000), ...redisTargets()].map(t => [t.id, t]))
 const targets = ids.map(id => known.get(id) ?? (id.endsWith('.ts') ? { ...toolgateTarget(1), id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
 if (targets.length === 0) fail('name at least one target')
 

@@ -15,6 +15,8 @@ export async function openAuditTrail (config: Config, metrics: GatewayMetrics, l
   return await AuditTrail.open(config.auditLog, {
     includeInput: config.auditLogInputs,
     maxBuffered: config.auditBufferLines,
+    flushMs: config.auditFlushMs,
+    fsync: config.auditFsync,
     onDrop: (lines, first) => {
       metrics.auditDropped(lines)
       if (first) log.warn({ bufferLines: config.auditBufferLines }, 'audit buffer full: dropping audit lines until the log catches up')

@@ -67,7 +67,8 @@ export function callTracer (tracing: Tracing): CallTracer {
  */
 function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
   const server = request.opentelemetry().span
-  if (server === null || request.routeOptions.url === undefined) return
+  // A span the sampler left out records no name: spare it the work.
+  if (server === null || !server.isRecording() || request.routeOptions.url === undefined) return
   const route = request.routeOptions.url.replace(/:id$/, tool.id)
   server.updateName(`${request.method} ${route}`)
   server.setAttribute('http.route', route)
@@ -86,14 +87,16 @@ function parentOf (request: FastifyRequest): Context {
  * `execute_tool` span carries the method too.
  */
 function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, mcp: McpCallFacts): void {
+  const server = request.opentelemetry().span
+  const serverRecorded = server !== null && server.isRecording()
+  if (!call.span.isRecording() && !serverRecorded) return
   const attributes = {
     'mcp.method.name': mcp.method,
     ...(mcp.protocolVersion === undefined ? {} : { 'mcp.protocol.version': mcp.protocolVersion }),
     ...(mcp.requestId === undefined ? {} : { 'jsonrpc.request.id': String(mcp.requestId) }),
   }
   call.span.setAttributes(attributes)
-  const server = request.opentelemetry().span
-  if (server === null) return
+  if (!serverRecorded) return
   server.updateName(`${mcp.method} ${tool.id}`)
   server.setAttributes({ ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
 }

@@ -1,4 +1,5 @@
 /** The issue's targets, judged on one run's numbers. Printed, never failed on: numbers vary. */
+import type { FeatureReport } from './features.js'
 import type { Measurement } from './measure.js'
 import type { ScalingResult } from './scaling.js'
 import { BASELINE_ID } from './targets.js'
@@ -12,7 +13,7 @@ export interface Check {
 const x = (n: number): string => `${n.toFixed(2)}x`
 const ms = (n: number): string => `${n.toFixed(1)} ms`
 
-export function judge (comparison: readonly Measurement[], scaling: ScalingResult): Check[] {
+export function judge (comparison: readonly Measurement[], scaling: ScalingResult, features?: FeatureReport): Check[] {
   const find = (id: string): Measurement => {
     const found = comparison.find(m => m.id === id)
     if (found === undefined) throw new Error(`no measurement of ${id}`)
@@ -43,5 +44,10 @@ export function judge (comparison: readonly Measurement[], scaling: ScalingResul
       value: `${rssFirst.toFixed(1)} -> ${rssTotal.toFixed(1)} MiB (${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(1)}%)`,
       met: Math.abs(rssGrowth) <= 0.10,
     },
+    ...(features?.ratios ?? []).filter(r => r.met !== undefined).map(r => ({
+      name: `${r.feature}: req/s >= ${r.minRate}x${r.maxCpu === undefined ? '' : `, CPU per request <= ${r.maxCpu}x`}`,
+      value: `${x(r.rate)}${r.maxCpu === undefined ? '' : `, CPU ${x(r.cpu)}`}`,
+      met: r.met === true,
+    })),
   ]
 }

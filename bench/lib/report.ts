@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Check } from './checks.js'
+import type { FeatureReport } from './features.js'
 import type { Machine } from './machine.js'
 import { BUSY_CORES, type Measurement } from './measure.js'
 import type { Plan } from './plan.js'
@@ -23,6 +24,8 @@ export interface Report {
   readonly comparison: ReadonlyArray<Measurement & { readonly ratio: number, readonly p99Ratio: number, readonly roundRatios: readonly number[] }>
   readonly scaling: ScalingResult
   readonly checks: readonly Check[]
+  /** What each production feature costs, as a ratio to the same gateway without it (its own group, timed apart). */
+  readonly features?: FeatureReport
 }
 
 export function withRatios (measurements: readonly Measurement[], baselineId: string): Report['comparison'] {
@@ -39,6 +42,7 @@ export function render (report: Report): string {
   return [
     ...heading(report), '',
     comparisonTable(report), '',
+    ...featureTables(report.features),
     toolCountTable(report.scaling), '',
     onceTable(report.scaling), '',
     ...disturbedWarning(report),
@@ -76,6 +80,22 @@ function comparisonTable (report: Report): string {
     m.id === report.baseline ? `${m.label} (baseline)` : m.label,
     rate(m.requestsPerSec), fixed(m.ratio, 2), perRound(m.roundRatios), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), fixed(m.p99Ratio, 2), ...runCells(m),
   ]))
+}
+
+/** Each feature beside its reference, then the runs themselves. */
+function featureTables (features: FeatureReport | undefined): string[] {
+  if (features === undefined) return []
+  const goal = (r: FeatureReport['ratios'][number]): string => (r.minRate === undefined ? 'none (measured)' : `req/s >= ${r.minRate}x${r.maxCpu === undefined ? '' : `, CPU/req <= ${r.maxCpu}x`}`)
+  const ratios = table(['feature on', 'x req/s of the same gateway without it', 'per round: median (range)', 'p99 x', 'server CPU per request', 'goal', 'met'], features.ratios.map(r => [
+    r.feature, fixed(r.rate, 2), perRound(r.roundRates), fixed(r.p99, 2), `${fixed(r.cpuUs, 1)} µs (${fixed(r.cpu, 2)}x)`, goal(r), r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
+  ]))
+  const runs = table(['feature target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', ...RUN_HEAD], features.measurements.map(m => [
+    m.label, rate(m.requestsPerSec), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), fixed(m.cpu.server / m.requestsPerSec * 1e6, 1), ...runCells(m),
+  ]))
+  return [
+    `Features, measured as their own group (${features.generatedAt}, load average ${features.loadAverage.map(l => l.toFixed(2)).join(' before, ')} after)${features.skipped.length === 0 ? '' : `; skipped: ${features.skipped.join('; ')}`}:`, '',
+    ratios, '', runs, '',
+  ]
 }
 
 function perRound (ratios: readonly number[]): string {

@@ -45,6 +45,11 @@ const isMcpEcho = (body: unknown): boolean => {
   return result?.isError !== true && isEcho(result?.structuredContent)
 }
 const MCP_HEADERS = { ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
+const mcpEcho: Request = { path: '/mcp', headers: MCP_HEADERS, body: JSON.stringify(mcpCall) }
+/** The request with the API key the toolgate targets configure. */
+function keyed (request: Request): Request {
+  return { ...request, headers: { ...request.headers, 'x-api-key': BENCH_API_KEY } }
+}
 
 export const TARGETS: readonly Target[] = [
   { id: 'node-http', label: 'node:http + hand check', file: 'bench/targets/node-http.ts', request: restEcho, isRight: isEcho },
@@ -55,7 +60,7 @@ export const TARGETS: readonly Target[] = [
     label: 'toolgate, MCP tools/call',
     file: 'bench/targets/toolgate.ts',
     env: { BENCH_TOOLS: '1' },
-    request: { path: '/mcp', headers: { ...MCP_HEADERS, 'x-api-key': BENCH_API_KEY }, body: JSON.stringify(mcpCall) },
+    request: keyed(mcpEcho),
     isRight: isMcpEcho,
   },
   { id: 'hono-zod-openapi', label: '@hono/zod-openapi', file: 'bench/targets/hono-zod-openapi.ts', request: restEcho, isRight: isEcho },
@@ -69,6 +74,21 @@ export const TARGETS: readonly Target[] = [
 ]
 
 /**
+ * The gateway with one production feature on, and the same gateway with it off (each variant's
+ * reference, see features.ts): `echo` over REST and MCP untraced, traced at two samplers, and a
+ * writing `echo` with and without the audit log.
+ */
+export const FEATURE_TARGETS: readonly Target[] = [
+  { id: 'untraced', label: 'echo, REST, untraced', file: 'bench/targets/toolgate-untraced.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'untraced-mcp', label: 'echo, MCP tools/call, untraced', file: 'bench/targets/toolgate-untraced.ts', request: keyed(mcpEcho), isRight: isMcpEcho },
+  { id: 'traced-always-on', label: 'echo, traced (always_on)', file: 'bench/targets/toolgate-traced.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'traced-ratio-0.1', label: 'echo, traced (parentbased_traceidratio 0.1)', file: 'bench/targets/toolgate-traced-ratio.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'write', label: 'writing echo, unaudited', file: 'bench/targets/toolgate-write.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'write-audited', label: 'writing echo, audited', file: 'bench/targets/toolgate-write-audited.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'write-audited-fsync', label: 'writing echo, audited, AUDIT_FSYNC', file: 'bench/targets/toolgate-write-audited-fsync.ts', request: keyed(restEcho), isRight: isEcho },
+]
+
+/**
  * The cost of sharing concurrency slots through Redis (issue 15), for `bench/compare.ts`: the
  * read-only `echo` and an exclusive twin, each in process and with Redis (BENCH_REDIS_URL, else
  * the local default). Not in TARGETS: `npm run bench` needs no Redis.
@@ -76,7 +96,6 @@ export const TARGETS: readonly Target[] = [
 export function redisTargets (redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'): Target[] {
   const exclusive: Request = { ...restEcho, path: '/tools/echo_exclusive' }
   const base = { file: 'bench/targets/toolgate-redis.ts', isRight: isEcho }
-  const keyed = (request: Request): Request => ({ ...request, headers: { ...JSON_HEADERS, 'x-api-key': BENCH_API_KEY } })
   return [
     // An empty BENCH_REDIS_URL: in process even when the caller's environment sets it.
     { ...base, id: 'toolgate-echo', label: 'toolgate, echo, in process', env: { BENCH_REDIS_URL: '' }, request: keyed(restEcho) },

@@ -35,6 +35,10 @@ export interface Variant {
   readonly traced?: boolean
   /** Audit to a file in a temporary folder. */
   readonly audited?: boolean
+  /** With `audited`: fdatasync after every write (`AUDIT_FSYNC=true`). */
+  readonly fsync?: boolean
+  /** With `traced`: the sampler (`OTEL_TRACES_SAMPLER`, `_ARG`) instead of always_on. */
+  readonly sampler?: { readonly name: string, readonly arg?: string }
   /** Serve the writing echo instead of the read-only one. */
   readonly writing?: boolean
 }
@@ -43,10 +47,14 @@ export async function serveVariant (variant: Variant): Promise<void> {
   const config = loadConfig({}, {
     logLevel: 'warn',
     apiKeys: [{ principal: 'bench', sha256: hashApiKey(BENCH_API_KEY), scopes: ['tools:read', 'tools:call'] }],
-    ...(variant.audited === true ? { auditLog: join(mkdtempSync(join(tmpdir(), 'toolgate-bench-')), 'audit.log') } : {}),
+    ...(variant.audited === true ? { auditLog: join(mkdtempSync(join(tmpdir(), 'toolgate-bench-')), 'audit.log'), auditFsync: variant.fsync === true } : {}),
   })
+  const sampler = variant.sampler ?? { name: 'always_on' }
   const tracing = variant.traced === true
-    ? await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'toolgate-bench' })
+    ? await tracingFromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_SERVICE_NAME: 'toolgate-bench',
+      OTEL_TRACES_SAMPLER: sampler.name, ...(sampler.arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: sampler.arg }),
+    })
     : undefined
   const app = await buildApp({ config, tools: [variant.writing === true ? writingEcho : echoTool], logger: { level: config.logLevel }, tracing })
   await app.listen({ host: '127.0.0.1', port: 0 })

@@ -178,6 +178,10 @@ export const ConfigSchema = z.object({
   auditLogInputs: boolFromEnv.default(false),
   /** Audit lines held while the disk is busy; past this, lines are dropped, counted and logged. */
   auditBufferLines: intFromEnv(1, 10_000_000).default(10_000),
+  /** Audit lines are written together, at most this long after the first of them (0: after each turn of the event loop). */
+  auditFlushMs: intFromEnv(0, 1_000).default(10),
+  /** fdatasync the audit file after every write, so that a power loss cannot take lines already written. */
+  auditFsync: boolFromEnv.default(false),
 }).strict()
   .refine(config => config.approvalWebhookUrls.length === 0 || config.approvalWebhookSecret !== undefined, { path: ['approvalWebhookSecret'], message: 'APPROVAL_WEBHOOK_URL needs APPROVAL_WEBHOOK_SECRET (whsec_...)' })
   .refine(config => config.approvalsOidcClientId === undefined || config.jwt !== undefined, { path: ['approvalsOidcClientId'], message: 'the page signs people in with the JWT issuer: set JWT_ISSUER, JWT_AUDIENCE and JWT_JWKS_URL too' })
@@ -205,6 +209,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
   MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret',
   AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
+  AUDIT_FLUSH_MS: 'auditFlushMs', AUDIT_FSYNC: 'auditFsync',
 }
 
 export class ConfigError extends Error {

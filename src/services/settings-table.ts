@@ -29,6 +29,8 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   AUDIT_LOG: 'the audit trail: a file path (appended to, its hash chain continued) or `stdout`; see [Traces and audit](#traces-and-audit)',
   AUDIT_LOG_INPUTS: 'also write each audited call\'s input, not only its digest (inputs may hold personal data)',
   AUDIT_BUFFER_LINES: 'audit lines held while the disk is busy; beyond, lines are dropped, counted and logged',
+  AUDIT_FLUSH_MS: 'audit lines are written together, at most this long after the first of them (0: at the end of each turn of the event loop); a process that dies loses at most this window. See [what reaches the disk when](#audit-trail)',
+  AUDIT_FSYNC: 'fdatasync the audit file after every write: a power loss then loses at most the lines of the write in flight, not the kernel\'s unwritten pages',
   MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
   MCP_APPROVAL_WAIT_MS: 'MCP 2026-07-28: how long a `tools/call` retried with the `requestState` of a pending approval waits for the decision before answering `input_required` again (the SDK clients retry by themselves)',
   MCP_STATE_SECRET: 'seals MCP `requestState` (AES-256-GCM; at least 32 characters). Unset: random per process, or shared through Redis with `REDIS_URL`; set it when replicas share no Redis',

@@ -59,7 +59,8 @@ export class GatewayMetrics {
   /** Families other services register (approvals), rendered after the gateway's own. */
   readonly #more: Array<{ render (out: string[]): void }> = []
   /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
-  readonly #byTransport = new Map<string, ToolSeries>()
+  /** Per REST series (a replaced tool's go with it), per transport: no key string built per call. */
+  readonly #byTransport = new WeakMap<ToolSeries, Map<string, ToolSeries>>()
   readonly #auditDropped: CounterChild | undefined
   readonly #inFlight: GaugeFamily
   readonly #queueWait: HistogramFamily
@@ -188,8 +189,12 @@ export class GatewayMetrics {
    * The transport is named by the gateway's own code (a closed set), never by a caller.
    */
   #transportSeries (rest: ToolSeries, transport: string): ToolSeries {
-    const key = `${transport}/${rest.labels.tool}/${rest.labels.kind}/${rest.labels.effects}`
-    let series = this.#byTransport.get(key)
+    let ofTool = this.#byTransport.get(rest)
+    if (ofTool === undefined) {
+      ofTool = new Map()
+      this.#byTransport.set(rest, ofTool)
+    }
+    let series = ofTool.get(transport)
     if (series === undefined) {
       const labels = { ...rest.labels, transport }
       series = {
@@ -200,7 +205,7 @@ export class GatewayMetrics {
         queueWait: rest.queueWait,
         replays: rest.replays,
       }
-      this.#byTransport.set(key, series)
+      ofTool.set(transport, series)
     }
     return series
   }

@@ -5,10 +5,10 @@ import { context, trace } from '@opentelemetry/api'
  * until a tracer provider is installed), so importing this loads none of the SDK.
  */
 
-/** The ids of the span active now (the call's), for an exemplar. */
+/** The ids of the span active now (the call's), for an exemplar; none for a trace the sampler left out (no backend has it). */
 export function activeSpanIds (): { traceId: string, spanId: string } | undefined {
   const span = trace.getSpan(context.active())
-  if (span === undefined) return undefined
+  if (span === undefined || !span.isRecording()) return undefined
   const { traceId, spanId } = span.spanContext()
   return { traceId, spanId }
 }

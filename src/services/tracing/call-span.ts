@@ -35,7 +35,11 @@ export class CallSpan {
   readonly headers: TraceContext
 
   constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context) {
-    this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL, attributes }, parent)
+    // The declaration's attributes are set once the span is known to record: handed to
+    // `startSpan`, the SDK would check and copy them twice, also for a span the sampler leaves out.
+    // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
+    this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL }, parent)
+    if (this.span.isRecording()) this.span.setAttributes(attributes)
     this.context = trace.setSpan(parent, this.span)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
     const traceparent = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`
@@ -54,6 +58,11 @@ export class CallSpan {
   /** Close the span with what the pipeline recorded. */
   end (record: CallRecord, approvalId?: string): void {
     const span = this.span
+    // A span the sampler left out records nothing: spare it the attribute objects.
+    if (!span.isRecording()) {
+      span.end()
+      return
+    }
     span.setAttributes({
       'gen_ai.tool.call.id': record.callId,
       'toolgate.outcome': record.outcome,

@@ -8,6 +8,7 @@ import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@open
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
 import { VERSION } from '../version.js'
+import { PooledIdGenerator } from './id-generator.js'
 import { samplerFromEnv } from './sampler.js'
 import type { Tracing } from './types.js'
 
@@ -21,6 +22,7 @@ export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
       [ATTR_SERVICE_VERSION]: VERSION,
     })),
     sampler: samplerFromEnv(env),
+    idGenerator: new PooledIdGenerator(),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   })
   installGlobals()

@@ -1,0 +1,37 @@
+import { randomFillSync } from 'node:crypto'
+import type { IdGenerator } from '@opentelemetry/sdk-trace-node'
+
+const POOL_BYTES = 4_096
+const INVALID_TRACE_ID = '0'.repeat(32)
+const INVALID_SPAN_ID = '0'.repeat(16)
+
+/**
+ * Trace and span ids as hex slices of a pooled CSPRNG buffer, refilled 4 KiB at a time (as
+ * the request ids are, `core/ids.ts`). The SDK's own generator writes `Math.random()` into a
+ * buffer word by word for every span, sampled or not; that was a few percent of a traced call.
+ * All-zero ids are invalid in W3C Trace Context: drawn again (odds 2^-64 and 2^-128).
+ */
+export class PooledIdGenerator implements IdGenerator {
+  readonly #pool = Buffer.allocUnsafe(POOL_BYTES)
+  #offset = POOL_BYTES
+
+  generateTraceId (): string {
+    const id = this.#take(16)
+    return id === INVALID_TRACE_ID ? this.generateTraceId() : id
+  }
+
+  generateSpanId (): string {
+    const id = this.#take(8)
+    return id === INVALID_SPAN_ID ? this.generateSpanId() : id
+  }
+
+  #take (bytes: number): string {
+    if (this.#offset + bytes > POOL_BYTES) {
+      randomFillSync(this.#pool)
+      this.#offset = 0
+    }
+    const id = this.#pool.toString('hex', this.#offset, this.#offset + bytes)
+    this.#offset += bytes
+    return id
+  }
+}
