@@ -10,7 +10,7 @@ import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 import { traceIdsOfActiveSpan } from '../src/services/tracing/active-span.js'
-import { startUpstreams, type Upstreams } from '../src/services/upstreams/upstreams.js'
+import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 
 export { VERSION } from '../src/services/version.js'
 
@@ -28,6 +28,8 @@ export interface BuildOptions {
 /** The gateway's upstream MCP servers (`UPSTREAMS_FILE`), started; undefined when none are configured. */
 async function upstreamsOf (config: Config, log: FastifyBaseLogger): Promise<Upstreams | undefined> {
   if (config.upstreamsFile === undefined) return undefined
+  // The MCP client and CEL load only for a gateway that has upstreams.
+  const { startUpstreams } = await import('../src/services/upstreams/upstreams.js')
   return await startUpstreams(config.upstreamsFile, { log, maxMessageBytes: config.maxResponseBytes })
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { AnyTool } from '../../src/index.js'
-import { startUpstreams, type Upstreams } from '../../src/services/upstreams/upstreams.js'
+import type { Upstreams } from '../../src/services/upstreams/upstreams.js'
 import type { UpstreamLog } from '../../src/services/upstreams/connection.js'
 import { loadConfig, type Config } from '../../src/services/config.js'
 import { loadToolsFromDir } from '../../src/services/loader.js'
@@ -19,6 +19,7 @@ export async function configAndTools (args: ParsedArgs, log: UpstreamLog = quiet
   if (!upstreamsOnly) prepareToolsDir(config.toolsDir)
   const local = upstreamsOnly ? [] : await loadToolsFromDir(config.toolsDir)
   if (config.upstreamsFile === undefined) return { config, local, tools: local }
+  const { startUpstreams } = await import('../../src/services/upstreams/upstreams.js')
   const upstreams = await startUpstreams(config.upstreamsFile, { log, maxMessageBytes: config.maxResponseBytes })
   return { config, local, tools: [...local, ...upstreams.tools()], upstreams }
 }
