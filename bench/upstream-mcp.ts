@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { Agent, request } from 'node:http'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -65,15 +66,27 @@ const viaMcp = new Client({ name: 'bench', version: '1.0.0' })
 await viaMcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
 
 const body = JSON.stringify({ message: 'hello' })
+// node:http with keep-alive, not fetch: fetch costs this process more per request than the
+// whole direct call, which would measure the load generator instead of the gateway.
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+function post (path: string, session: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session } }, res => {
+      res.resume()
+      res.on('end', () => { resolve(res.statusCode ?? 0) })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
 const paths: Path[] = [
   { id: 'sdk client -> stdio', call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
   {
     id: 'toolgate REST -> stdio',
     call: async (i) => {
       // One session per worker: echo is not read-only without an operator's word, so calls of one session run one at a time.
-      const response = await fetch(`${base}/tools/everything_echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': `w${i}` }, body })
-      if (response.status !== 200) throw new Error(`status ${response.status}: ${await response.text()}`)
-      await response.arrayBuffer()
+      const status = await post(`/tools/everything_echo`, `w${i}`)
+      if (status !== 200) throw new Error(`status ${status}`)
     },
   },
   { id: 'toolgate /mcp -> stdio', call: async () => { await viaMcp.callTool({ name: 'everything_echo', arguments: { message: 'hello' } }) } },
@@ -114,6 +127,7 @@ for (const row of summary) {
   process.stdout.write(`${row.id.padEnd(24)} ${Math.round(row.rps).toString().padStart(6)} calls/s  ${(row.rps / reference.rps).toFixed(2)}x  p50 ${row.p50.toFixed(2)} ms (+${(row.p50 - reference.p50).toFixed(2)})  p99 ${row.p99.toFixed(2)} ms\n`)
 }
 
+agent.destroy()
 await direct.close()
 await viaMcp.close()
 gateway.kill('SIGTERM')
