@@ -178,3 +178,12 @@ describe('upstream faults', { timeout: SLOW.PROCESS_MS }, () => {
     expect(pids.some(isRunning)).toBe(false)
   })
 })
+
+describe('operator declarations that name no tool', { timeout: SLOW.PROCESS_MS }, () => {
+  it('an exact id of a serving server that names no tool stops start-up (a typo would leave a tool undeclared); one of a disabled server does not', async () => {
+    const dir = tempDir()
+    await expect(gateway({ mcpServers: { up: fixture(dir) }, tools: { up_recrod: { requiresApproval: true } } })).rejects.toThrow('tools.up_recrod names no upstream tool')
+    const app = await gateway({ mcpServers: { up: fixture(dir), off: { command: 'nothing', disabled: true } }, tools: { off_anything: { requiresApproval: true } } })
+    expect((await call(app, 'up_record', { tag: 'fine' })).statusCode).toBe(200)
+  })
+})

@@ -7,7 +7,7 @@ import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection, type UpstreamLog, type UpstreamStatus } from './connection.js'
 import { declarationOf, operatorFor } from './declarations.js'
 import { readUpstreamsFile, type UpstreamsFile } from './file.js'
-import { upstreamToolId } from './names.js'
+import { idPartOf, upstreamToolId } from './names.js'
 
 /*
  * Every upstream of the upstreams file, owned by one object: it starts them (children and
@@ -32,6 +32,8 @@ export class Upstreams {
   /** One defined tool per upstream tool as last listed: an unchanged tool keeps its declaration. */
   readonly #defined = new Map<string, { readonly key: string, readonly tool: AnyTool<GatewayApp> }>()
   readonly #listeners = new Set<(server: string) => void>()
+  /** Why a server's tools could not be declared, kept for start-up to throw. */
+  readonly #pending = new Map<string, Error>()
   readonly #up: GaugeFamily
   readonly #restarts: CounterFamily
   readonly #log: UpstreamLog
@@ -76,9 +78,6 @@ export class Upstreams {
     }
     this.#checkOperatorIds()
   }
-
-  /** Why a server's tools could not be declared, kept for start-up to throw. */
-  readonly #pending = new Map<string, Error>()
 
   /** Every upstream tool serving now, server by server in file order. */
   tools (): Tools {
@@ -158,10 +157,12 @@ export class Upstreams {
   #checkOperatorIds (): void {
     const ids = new Set(this.tools().map(tool => tool.id))
     const allUp = this.#connections.every(connection => connection.state === 'up')
+    // Only ids that would belong to a server serving here: one of a disabled server's is no typo.
+    const ours = (key: string): boolean => Object.values(this.file.rename).includes(key) || this.#connections.some(connection => key.startsWith(`${idPartOf(connection.config.name)}_`))
     for (const key of Object.keys(this.file.tools)) {
       if (/[*?]/.test(key) || ids.has(key)) continue
       const problem = `upstreams file ${this.file.path}: tools.${key} names no upstream tool`
-      if (allUp) throw new ConfigError(problem)
+      if (allUp && ours(key)) throw new ConfigError(problem)
       this.#log.warn({ tool: key }, `${problem} (yet: an upstream is down)`)
     }
   }
