@@ -1,28 +1,12 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { HS_SECRET, ISSUER, AUDIENCE, secretBytes, sign } from '../services/auth/helpers.js'
 import { API_KEYS, KEYS, testApp } from './helpers.js'
-import { listening } from './raw-http.js'
+import { listening, send } from './raw-http.js'
 
 /**
  * The failed-authentication throttle against real sockets: each client binds its own loopback
  * source address (127.0.0.2, 127.0.0.3, ...), as callers behind one NAT, or several, would be.
  */
-
-interface Answer { status: number, headers: IncomingHttpHeaders, body: string }
-
-function send (port: number, from: string, headers: Record<string, string>, path = '/tools', method = 'GET', payload?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, localAddress: from, headers: { connection: 'close', ...headers } }, res => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', chunk => { body += chunk })
-      res.on('end', () => { resolve({ status: res.statusCode!, headers: res.headers, body }) })
-    })
-    req.on('error', reject)
-    req.end(payload)
-  })
-}
 
 const ATTACKER = '127.0.0.2'
 const USER = '127.0.0.3'

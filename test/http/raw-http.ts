@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 
@@ -32,4 +33,20 @@ export async function rawRequest (port: number, request: string, waitMs = 2_000)
   })
   const split = received.indexOf('\r\n\r\n')
   return { status: Number(received.slice(9, 12)), headers: received.slice(0, split), body: received.slice(split + 4) }
+}
+
+export interface Answer { status: number, headers: IncomingHttpHeaders, body: string }
+
+/** One HTTP request from the loopback source address `from` (127.0.0.2, ...), on a connection of its own. */
+export function send (port: number, from: string, headers: Record<string, string>, path = '/tools', method = 'GET', payload?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, localAddress: from, headers: { connection: 'close', ...headers } }, res => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', chunk => { body += chunk })
+      res.on('end', () => { resolve({ status: res.statusCode!, headers: res.headers, body }) })
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
 }

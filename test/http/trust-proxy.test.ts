@@ -1,5 +1,5 @@
 import { mkdtemp, readFile } from 'node:fs/promises'
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,27 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/services/config.js'
 import { AUDIENCE, ISSUER } from '../services/auth/helpers.js'
 import { KEYS, testApp } from './helpers.js'
-import { listening } from './raw-http.js'
+import { listening, send } from './raw-http.js'
 
 /**
  * The gateway behind a real HTTP proxy hop: the proxy listens on 127.0.0.1, is reached by clients
  * bound to 127.0.0.2 and 127.0.0.3, forwards from 127.0.0.1 and adds the usual `X-Forwarded-*`.
  */
-
-interface Answer { status: number, headers: IncomingHttpHeaders, body: string }
-
-function send (port: number, from: string, headers: Record<string, string>, path = '/tools', method = 'GET', payload?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, localAddress: from, headers: { connection: 'close', ...headers } }, res => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', chunk => { body += chunk })
-      res.on('end', () => { resolve({ status: res.statusCode!, headers: res.headers, body }) })
-    })
-    req.on('error', reject)
-    req.end(payload)
-  })
-}
 
 const proxies: Server[] = []
 afterEach(async () => { await Promise.all(proxies.splice(0).map(proxy => new Promise(resolve => proxy.close(resolve)))) })
