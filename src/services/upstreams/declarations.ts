@@ -55,9 +55,9 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
   }
   const isReadOnly = pick('isReadOnly', operator.isReadOnly, hints.readOnlyHint, false)
   // MCP has no concurrency hint: a tool that changes nothing may run beside others.
-  const isConcurrencySafe = pick('isConcurrencySafe', operator.isConcurrencySafe, hints.readOnlyHint === undefined ? undefined : hints.readOnlyHint, false)
-  const effects = pick('effects', operator.effects, undefined, hintedEffects(hints, isReadOnly))
-  if (operator.effects === undefined && (hints.destructiveHint !== undefined || hints.openWorldHint !== undefined)) declaredBy.effects = 'upstream'
+  const isConcurrencySafe = pick('isConcurrencySafe', operator.isConcurrencySafe, hints.readOnlyHint, false)
+  const hinted = hints.destructiveHint !== undefined || hints.openWorldHint !== undefined
+  const effects = pick('effects', operator.effects, hinted ? hintedEffects(hints, isReadOnly) : undefined, hintedEffects(hints, isReadOnly))
   const description = pick('description', operator.description, nonEmpty(upstream.description) ?? nonEmpty(upstream.title), `The tool "${upstream.name}" of the MCP server "${connection.config.name}".`)
   const rules = {
     active: compileRule(id, 'active', operator.active),
@@ -66,7 +66,6 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
   }
   const output = upstream.outputSchema === undefined ? undefined : jsonSchema(upstream.outputSchema)
   const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, declaredBy }
-  const trace = (ctx: { trace?: { traceparent: string, tracestate?: string } }) => ctx.trace === undefined ? undefined : { traceparent: ctx.trace.traceparent, ...(ctx.trace.tracestate === undefined ? {} : { tracestate: ctx.trace.tracestate }) }
   const declaration: Declaration = {
     id,
     kind: operator.kind ?? 'mcp',
@@ -86,7 +85,7 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
     // A dry run answers the request that would be sent; nothing is sent.
     resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
     execute: async (input: unknown, ctx) => {
-      const result = await connection.call(upstream.name, input, { signal: ctx.signal, readOnly: isReadOnly, trace: trace(ctx) })
+      const result = await connection.call(upstream.name, input, { signal: ctx.signal, readOnly: isReadOnly, trace: ctx.trace })
       return resultOf(connection.config.name, result, output !== undefined) as never
     },
     origin,
