@@ -161,12 +161,21 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   })
   const { toolsDir } = options
   app.decorate('reloadTools', async () => {
-    if (toolsDir === undefined) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
-    let loaded: AnyTool<GatewayApp>[] = []
+    // The tools folder and every OpenAPI document are read again; a gateway given its tools, with no documents to read, has nothing to reload.
+    const documents = upstreams?.file.services.length ?? 0
+    if (toolsDir === undefined && documents === 0) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
+    let loaded = local as AnyTool<GatewayApp>[]
+    let commit = (): void => {}
     return await updates.replace(async () => {
-      loaded = await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[]
-      return withUpstreams(loaded)
-    }, toolsDir, () => { local = loaded })
+      if (toolsDir !== undefined) loaded = await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[]
+      if (upstreams === undefined) return [...loaded]
+      const reread = await upstreams.reload()
+      commit = reread.commit
+      return [...loaded, ...reread.tools]
+    }, toolsDir ?? 'openapi documents', () => {
+      local = loaded
+      commit()
+    })
   })
   // A server's list changed (list_changed, a reconnection): the catalog follows, or, refused, keeps serving what it had (logged).
   upstreams?.onChange(server => { updates.replace(async () => withUpstreams(local as AnyTool<GatewayApp>[]), `upstream ${server}`).catch(() => undefined) })

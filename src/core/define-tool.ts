@@ -134,7 +134,7 @@ function intentOf (value: unknown, fail: (field: string, problem: string) => nev
 /** A frozen copy: what the listings say of a fronted tool cannot change after it is defined. */
 function originOf (value: unknown, fail: (field: string, problem: string) => never): ToolOrigin | undefined {
   if (value === undefined) return undefined
-  const { type, server, name, declaredBy } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
+  const { type, server, name, declaredBy, method, path } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
   if (typeof type !== 'string' || typeof server !== 'string' || typeof name !== 'string' || typeof declaredBy !== 'object' || declaredBy === null) {
     return fail('origin', 'must be { type, server, name, declaredBy } when present')
   }
@@ -143,7 +143,8 @@ function originOf (value: unknown, fail: (field: string, problem: string) => nev
     if (who !== 'operator' && who !== 'upstream' && who !== 'default') fail('origin', `declaredBy.${field} must be operator, upstream or default`)
     by[field] = who as 'operator' | 'upstream' | 'default'
   }
-  return Object.freeze({ type, server, name, declaredBy: Object.freeze(by) })
+  if ((method !== undefined && typeof method !== 'string') || (path !== undefined && typeof path !== 'string')) fail('origin', 'method and path must be strings when present')
+  return Object.freeze({ type, server, name, ...(method === undefined ? {} : { method: method as string }), ...(path === undefined ? {} : { path: path as string }), declaredBy: Object.freeze(by) })
 }
 
 function checkTimeout (value: unknown, interactive: boolean, fail: (field: string, problem: string) => never): void {

@@ -93,12 +93,15 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
  * since an upstream's own hints are untrusted and the operator's declaration wins over them.
  */
 export interface ToolOrigin {
-  /** The kind of upstream: `mcp` for an MCP server. */
+  /** The kind of upstream: `mcp` for an MCP server, `openapi` for an HTTP service. */
   readonly type: string
   /** The upstream's name in the upstreams file. */
   readonly server: string
-  /** The tool's own name on that upstream. */
+  /** The tool's own name on that upstream (an operation's operationId, or `{method} {path}`). */
   readonly name: string
+  /** An HTTP operation's method and path template, as its document has them. */
+  readonly method?: string
+  readonly path?: string
   /** For each declared field (`isReadOnly`, `effects`, ...): `operator`, `upstream` (its annotations) or `default`. */
   readonly declaredBy: Readonly<Record<string, 'operator' | 'upstream' | 'default'>>
 }

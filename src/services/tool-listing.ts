@@ -20,10 +20,12 @@ export const ToolListingSchema = z.object({
   inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the request body'),
   outputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the 200 response'),
   origin: z.object({
-    type: z.string().describe('`mcp`: a tool of an upstream MCP server'),
+    type: z.string().describe('`mcp`: a tool of an upstream MCP server; `openapi`: an operation of an HTTP service'),
     server: z.string().describe('The upstream\'s name in the upstreams file'),
-    name: z.string().describe('The tool\'s own name on the upstream'),
-    declaredBy: z.record(z.string(), z.enum(['operator', 'upstream', 'default'])).describe('Who declared each field: the operator\'s `tools` entry, the upstream\'s own annotations (untrusted hints), or the default'),
+    name: z.string().describe('The tool\'s own name on the upstream (an operation\'s operationId, or `{method} {path}`)'),
+    method: z.string().optional().describe('An operation\'s HTTP method'),
+    path: z.string().optional().describe('An operation\'s path template, as its document writes it'),
+    declaredBy: z.record(z.string(), z.enum(['operator', 'upstream', 'default'])).describe('Who declared each field: the operator\'s `tools` entry, the upstream (an MCP server\'s annotations, untrusted hints; a service\'s document), or the default'),
   }).optional().describe('Present for a tool the gateway fronts: where it really runs'),
 }).meta({ id: 'ToolListing' })
 export type ToolListing = z.output<typeof ToolListingSchema>
@@ -51,7 +53,7 @@ export function listingOf (tool: AnyTool, defaultTimeoutMs: number): ToolListing
       timeoutMs: timeout === Infinity ? null : timeout,
       inputSchema: jsonSchemaOf(tool.inputSchema, 'input'),
       outputSchema: jsonSchemaOf(tool.outputSchema, 'output'),
-      ...(tool.origin === undefined ? {} : { origin: { type: tool.origin.type, server: tool.origin.server, name: tool.origin.name, declaredBy: { ...tool.origin.declaredBy } } }),
+      ...(tool.origin === undefined ? {} : { origin: { ...tool.origin, declaredBy: { ...tool.origin.declaredBy } } }),
     })
     listings.set(tool, listing)
   }

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -56,4 +58,46 @@ export function isRunning (pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** A port nothing listens on (at the time of asking). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  return await new Promise(resolve => server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => { resolve(port) })
+  }))
+}
+
+/** A petstore document of `@readme/oas-examples` (`3.0` or `3.1`). */
+export function petstore (version: '3.0' | '3.1'): string {
+  return require.resolve(`@readme/oas-examples/${version}/json/petstore.json`)
+}
+
+export interface Prism {
+  readonly url: string
+  readonly stop: () => void
+}
+
+/** Prism (`@stoplight/prism-cli`) mocking `document` on loopback, in its own process group; resolves once it listens. */
+export async function startPrism (document: string): Promise<Prism> {
+  const port = await freePort()
+  const bin = join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js')
+  const child = spawn(process.execPath, [bin, 'mock', '-h', '127.0.0.1', '-p', String(port), document], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const stop = (): void => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {}
+  }
+  await new Promise<void>((resolve, reject) => {
+    let said = ''
+    const look = (data: Buffer): void => {
+      said += String(data)
+      if (said.includes('Prism is listening')) resolve()
+    }
+    child.stdout!.on('data', look)
+    child.stderr!.on('data', look)
+    child.once('exit', code => { reject(new Error(`prism exited with ${String(code)}: ${said.slice(-500)}`)) })
+  })
+  return { url: `http://127.0.0.1:${port}`, stop }
 }

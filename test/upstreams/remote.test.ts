@@ -10,7 +10,7 @@ import { tracingFromEnv } from '../../src/services/tracing/setup.js'
 import { API_KEYS, KEYS } from '../approvals/helpers.js'
 import { SLOW } from '../slow.js'
 import { OtlpReceiver } from '../tracing/otlp-receiver.js'
-import { EVERYTHING, eventually, fixture, tempDir, upstreamsFile } from './helpers.js'
+import { EVERYTHING, eventually, fixture, freePort, tempDir, upstreamsFile } from './helpers.js'
 
 /*
  * Remote upstreams over Streamable HTTP: server-everything (a 2025-11-25 server) and a
@@ -63,14 +63,6 @@ async function recordingProxy (port: number): Promise<{ url: string, seen: Incom
   servers.push(server)
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
-}
-
-function freePort (): Promise<number> {
-  const server = createServer()
-  return new Promise(resolve => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo
-    server.close(() => { resolve(port) })
-  }))
 }
 
 const alice = { 'x-api-key': KEYS.alice }

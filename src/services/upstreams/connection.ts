@@ -45,7 +45,7 @@ export interface UpstreamCall {
 
 export interface UpstreamStatus {
   readonly name: string
-  readonly transport: 'stdio' | 'http' | 'sse'
+  readonly transport: 'stdio' | 'http' | 'sse' | 'openapi'
   readonly state: UpstreamState
   readonly required: boolean
   readonly tools: number
@@ -55,8 +55,10 @@ export interface UpstreamStatus {
   readonly since: number
   /** The negotiated protocol version while up. */
   readonly protocolVersion?: string
-  /** Why it is down, with every configured secret taken out. */
+  /** Why it is down (or, for a service, why its last reload failed), with every configured secret taken out. */
   readonly lastError?: string
+  /** A service's operations that are not served, and why. */
+  readonly skipped?: ReadonlyArray<{ readonly operation: string, readonly why: string }>
 }
 
 /** Most tools one server may list: a server cannot grow the catalog without end. */

@@ -1,12 +1,10 @@
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { GatewayApp } from '../../core/app-context.js'
-import { defineSchema } from '../../core/schema-adapter.js'
 import { UpstreamError } from '../../core/errors.js'
 import type { Effect, ToolDeclaration, ToolOrigin } from '../../core/tool.js'
-import { compileGlob } from '../auth/glob.js'
 import type { OperatorDeclaration } from './file.js'
-import { compileRule, type Rule } from './rules.js'
+import { jsonSchema, operatorFields } from './operator.js'
 import type { UpstreamConnection } from './connection.js'
 
 /*
@@ -29,15 +27,6 @@ const McpResultSchema = z.object({
 /** The longest `isError` text a caller sees: the rest stays upstream. */
 const ERROR_TEXT_CHARS = 2_000
 
-/** The operator's declarations that apply to `id`: every glob that matches, in file order, then the exact id. */
-export function operatorFor (id: string, tools: Readonly<Record<string, OperatorDeclaration>>): OperatorDeclaration {
-  let merged: OperatorDeclaration = {}
-  for (const [key, declaration] of Object.entries(tools)) {
-    if (key !== id && /[*?]/.test(key) && compileGlob(key).test(id)) merged = { ...merged, ...declaration }
-  }
-  return tools[id] === undefined ? merged : { ...merged, ...tools[id] }
-}
-
 export interface UpstreamTool {
   readonly id: string
   readonly upstream: McpToolInfo
@@ -59,29 +48,18 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
   const hinted = hints.destructiveHint !== undefined || hints.openWorldHint !== undefined
   const effects = pick('effects', operator.effects, hinted ? hintedEffects(hints, isReadOnly) : undefined, hintedEffects(hints, isReadOnly))
   const description = pick('description', operator.description, nonEmpty(upstream.description) ?? nonEmpty(upstream.title), `The tool "${upstream.name}" of the MCP server "${connection.config.name}".`)
-  const rules = {
-    active: compileRule(id, 'active', operator.active),
-    authorize: compileRule(id, 'authorize', operator.authorize),
-    requiresApproval: compileRule(id, 'requiresApproval', operator.requiresApproval),
-  }
   const output = upstream.outputSchema === undefined ? undefined : jsonSchema(upstream.outputSchema)
   const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, declaredBy }
   const declaration: Declaration = {
     id,
     kind: operator.kind ?? 'mcp',
     description,
-    ...(operator.shortDescription === undefined ? {} : { shortDescription: operator.shortDescription }),
-    inputSchema: jsonSchema(upstream.inputSchema) as unknown as z.ZodType,
-    outputSchema: (output ?? McpResultSchema) as unknown as z.ZodType,
+    inputSchema: jsonSchema(upstream.inputSchema),
+    outputSchema: output ?? McpResultSchema,
     effects,
     isReadOnly,
     isConcurrencySafe,
-    ...(operator.selfConcurrency === undefined ? {} : { selfConcurrency: operator.selfConcurrency }),
-    ...(operator.timeoutMs === undefined ? {} : { timeoutMs: operator.timeoutMs }),
-    ...(operator.requiresIdempotencyKey === undefined ? {} : { requiresIdempotencyKey: operator.requiresIdempotencyKey }),
-    ...(rules.active === undefined ? {} : { active: activeOf(rules.active) }),
-    ...(rules.requiresApproval === undefined ? {} : { requiresApproval: approvalOf(rules.requiresApproval) }),
-    authorize: authorizeOf(id, rules.authorize),
+    ...operatorFields(id, operator),
     // A dry run answers the request that would be sent; nothing is sent.
     resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
     execute: async (input: unknown, ctx) => {
@@ -99,28 +77,6 @@ function hintedEffects (hints: NonNullable<McpToolInfo['annotations']>, readOnly
   if (!readOnly && (hints.destructiveHint ?? true)) effects.push('irreversible')
   if (hints.openWorldHint ?? true) effects.push('external')
   return effects
-}
-
-function activeOf (rule: Rule | boolean): (app: GatewayApp) => boolean {
-  if (typeof rule === 'boolean') return () => rule
-  return app => rule(undefined, app.principal)
-}
-
-function approvalOf (rule: Rule | boolean): boolean | ((input: unknown, ctx: { app: GatewayApp }) => boolean) {
-  if (typeof rule === 'boolean') return rule
-  return (input, ctx) => rule(input, ctx.app.principal)
-}
-
-function authorizeOf (id: string, rule: Rule | boolean | undefined): (input: unknown, ctx: { app: GatewayApp }) => void {
-  if (rule === undefined || rule === true) return () => {}
-  const denied = (): never => { throw new UpstreamError('TOOLGATE_DENIED', `the operator's authorize rule for "${id}" refused this call`) }
-  if (rule === false) return denied
-  return (input, ctx) => { if (!rule(input, ctx.app.principal)) denied() }
-}
-
-/** An upstream JSON Schema as a tool schema; the gateway enforces the JSON Schema itself on every value (`parse` adds nothing). */
-function jsonSchema (schema: Record<string, unknown>): ReturnType<typeof defineSchema<unknown>> {
-  return defineSchema<unknown>({ jsonSchema: schema, parse: value => value })
 }
 
 /** `isError` is the tool failing: never a 200. Its text reaches the caller, bounded. */

@@ -7,8 +7,9 @@ import { ConfigError } from '../config.js'
 
 /*
  * The upstreams file: the `mcpServers` object that Claude Desktop, Cursor and mcpo read,
- * unchanged, plus toolgate's own `rename` and `tools` (the operator's declarations). Read once
- * at start-up; anything unknown or wrong stops start-up naming the server and the key.
+ * unchanged, toolgate's `openapi` services (HTTP APIs described by an OpenAPI document), and
+ * toolgate's own `rename` and `tools` (the operator's declarations). Read once at start-up;
+ * anything unknown or wrong stops start-up naming the server or service and the key.
  */
 
 /** How a call reaches a server in the era it speaks: `auto` asks it (`server/discover`), the others pin one. */
@@ -45,6 +46,21 @@ const RemoteServer = z.object({
   ...Ours,
 }).strict()
 
+const OpenApiService = z.object({
+  /** A path (relative to the upstreams file) or an http(s) URL; read at start-up and on every reload. */
+  document: z.string().min(1),
+  /** Where calls go; absent: the document's first `servers` entry, when it is an absolute URL. */
+  baseUrl: z.string().min(1).optional(),
+  /** Sent with every call (the service's credentials); never shown to callers. */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** operationIds or globs over them; absent: every operation. */
+  include: z.array(z.string().min(1)).optional(),
+  exclude: z.array(z.string().min(1)).default([]),
+  maxInFlight: Ours.maxInFlight,
+  maxQueue: Ours.maxQueue,
+  disabled: Ours.disabled,
+}).strict()
+
 /** A CEL expression, or a constant. */
 const Rule = z.union([z.boolean(), z.string().min(1).max(4096)])
 
@@ -72,6 +88,7 @@ const TOOLS_KEY = /^[a-z0-9_*?]+$/
 
 const FileSchema = z.object({
   mcpServers: z.record(z.string().regex(SERVER_NAME, 'a server name: a letter, then letters, digits, _, . or -'), z.unknown()).default({}),
+  openapi: z.record(z.string().regex(SERVER_NAME, 'a service name: a letter, then letters, digits, _, . or -'), z.unknown()).default({}),
   rename: z.record(z.string().regex(RENAME_KEY, '"server/tool": the server\'s key, a slash, the tool\'s own name'), z.string().regex(TOOL_ID, `a tool id matching ${String(TOOL_ID)}`)).default({}),
   tools: z.record(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), OperatorDeclarationSchema).default({}),
 }).strict()
@@ -105,9 +122,25 @@ export interface RemoteServerConfig {
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig
 
+/** An HTTP API fronted through its OpenAPI document. */
+export interface OpenApiServiceConfig {
+  readonly name: string
+  /** An absolute path or an http(s) URL. */
+  readonly document: string
+  /** Absent: taken from the document's `servers`. */
+  readonly baseUrl?: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly include?: readonly string[]
+  readonly exclude: readonly string[]
+  readonly maxInFlight: number
+  readonly maxQueue: number
+  readonly secrets: readonly string[]
+}
+
 export interface UpstreamsFile {
   readonly path: string
   readonly servers: readonly ServerConfig[]
+  readonly services: readonly OpenApiServiceConfig[]
   readonly rename: Readonly<Record<string, string>>
   readonly tools: Readonly<Record<string, OperatorDeclaration>>
 }
@@ -135,12 +168,74 @@ export function parseUpstreams (raw: unknown, path: string, env: NodeJS.ProcessE
     const server = serverOf(name, value, path, env, fail)
     if (server !== undefined) servers.push(server)
   }
-  const names = new Set(Object.keys(file.data.mcpServers))
+  const services: OpenApiServiceConfig[] = []
+  for (const [name, value] of Object.entries(file.data.openapi)) {
+    // One name space: `rename` keys and tool ids start with the name, whichever kind it is.
+    if (Object.hasOwn(file.data.mcpServers, name)) fail(`openapi.${name}`, `"${name}" is also a server in mcpServers; give each upstream its own name`)
+    const service = serviceOf(name, value, path, env, fail)
+    if (service !== undefined) services.push(service)
+  }
+  const names = new Set([...Object.keys(file.data.mcpServers), ...Object.keys(file.data.openapi)])
   for (const key of Object.keys(file.data.rename)) {
     const server = key.slice(0, key.indexOf('/'))
-    if (!names.has(server)) fail(`rename.${key}`, `there is no server "${server}" in mcpServers`)
+    if (!names.has(server)) fail(`rename.${key}`, `there is no server "${server}" in mcpServers or openapi`)
   }
-  return { path, servers, rename: file.data.rename, tools: file.data.tools }
+  return { path, servers, services, rename: file.data.rename, tools: file.data.tools }
+}
+
+function serviceOf (name: string, value: unknown, path: string, env: NodeJS.ProcessEnv, fail: (where: string, problem: string) => never): OpenApiServiceConfig | undefined {
+  const at = `openapi.${name}`
+  const parsed = OpenApiService.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    return fail(`${at}${issue.path.length === 0 ? '' : '.' + issue.path.join('.')}`, issueText(issue))
+  }
+  const service = parsed.data
+  if (service.disabled) return undefined
+  const secrets: string[] = []
+  const expand = (text: string, where: string): string => expandVariables(text, env, variable => fail(`${at}.${where}`, `\${${variable}} is not set in the gateway's environment`), secrets)
+  const documentText = expand(service.document, 'document')
+  const document = /^https?:\/\//i.test(documentText) ? documentText : resolve(dirname(path), documentText)
+  let baseUrl: string | undefined
+  if (service.baseUrl !== undefined) {
+    baseUrl = expand(service.baseUrl, 'baseUrl')
+    const problem = baseUrlProblem(baseUrl)
+    if (problem !== undefined) fail(`${at}.baseUrl`, problem)
+    if (new URL(baseUrl).password !== '') secrets.push(baseUrl)
+  }
+  const headers: Record<string, string> = {}
+  for (const [key, text] of Object.entries(service.headers)) {
+    if (!HEADER_NAME.test(key)) fail(`${at}.headers.${key}`, 'is not a header name')
+    headers[key] = expand(text, `headers.${key}`)
+    if (/[\r\n\0]/.test(headers[key])) fail(`${at}.headers.${key}`, 'a header value cannot hold a line break')
+    if (headers[key].length >= 8) secrets.push(headers[key])
+  }
+  return {
+    name,
+    document,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    headers,
+    ...(service.include === undefined ? {} : { include: service.include }),
+    exclude: service.exclude,
+    maxInFlight: service.maxInFlight,
+    maxQueue: service.maxQueue,
+    secrets,
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** Why `url` cannot be a service's base URL, or undefined: http(s), no query, no fragment (every call's URL starts with it). */
+export function baseUrlProblem (url: string): string | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return 'is not a URL'
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http:// or https:// URL'
+  if (parsed.search !== '' || parsed.hash !== '') return 'cannot have a query or a fragment'
+  return undefined
 }
 
 function serverOf (name: string, value: unknown, path: string, env: NodeJS.ProcessEnv, fail: (where: string, problem: string) => never): ServerConfig | undefined {

@@ -1,18 +1,24 @@
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client'
 import type { GatewayApp } from '../../core/app-context.js'
 import { defineTool } from '../../core/define-tool.js'
-import type { AnyTool } from '../../core/tool.js'
+import type { z } from 'zod'
+import type { AnyTool, ToolDeclaration } from '../../core/tool.js'
 import { ConfigError } from '../config.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection, type UpstreamLog, type UpstreamStatus } from './connection.js'
-import { declarationOf, operatorFor } from './declarations.js'
-import { readUpstreamsFile, type UpstreamsFile } from './file.js'
+import { declarationOf } from './declarations.js'
+import { operatorFor } from './operator.js'
+import { readUpstreamsFile, type OperatorDeclaration, type UpstreamsFile } from './file.js'
 import { idPartOf, upstreamToolId } from './names.js'
+import { operationDeclarationOf } from './openapi-declarations.js'
+import type { OperationPlan } from './openapi-operation.js'
+import { OpenApiService } from './openapi-service.js'
 
 /*
  * Every upstream of the upstreams file, owned by one object: it starts them (children and
- * connections), turns each server's tool list into declarations, tells the gateway when a list
- * changes, and stops them all. Nothing else starts or stops an upstream.
+ * connections, OpenAPI documents read), turns each server's tool list and each service's
+ * operations into declarations, tells the gateway when a list changes, and stops them all.
+ * Nothing else starts or stops an upstream.
  */
 
 export interface UpstreamsOptions {
@@ -25,9 +31,17 @@ export interface UpstreamsOptions {
 
 type Tools = readonly AnyTool<GatewayApp>[]
 
+/** One tool an upstream offers, before it has an id: its own name, what identifies its version, and its declaration. */
+interface Offered {
+  readonly name: string
+  readonly version: unknown
+  readonly declare: (id: string, operator: OperatorDeclaration) => ToolDeclaration<z.ZodType, z.ZodType, GatewayApp>
+}
+
 export class Upstreams {
   readonly file: UpstreamsFile
   readonly #connections: UpstreamConnection[]
+  readonly #services: OpenApiService[]
   readonly #tools = new Map<string, Tools>()
   /** One defined tool per upstream tool as last listed: an unchanged tool keeps its declaration. */
   readonly #defined = new Map<string, { readonly key: string, readonly tool: AnyTool<GatewayApp> }>()
@@ -57,6 +71,7 @@ export class Upstreams {
         onTools: tools => { this.#listed(server.name, tools) },
       })
     })
+    this.#services = file.services.map(service => new OpenApiService(service, { log: options.log, maxResponseBytes: options.maxMessageBytes }))
   }
 
   /** The metric families, for the gateway's `/metrics`. */
@@ -70,7 +85,12 @@ export class Upstreams {
    * (an id collision, an operator rule that does not compile) stops start-up, naming it.
    */
   async start (): Promise<void> {
-    await Promise.all(this.#connections.map(async connection => { await connection.start() }))
+    // A service whose document cannot be read stops start-up, naming it (its calls could not be built).
+    await Promise.all([
+      ...this.#connections.map(async connection => { await connection.start() }),
+      ...this.#services.map(async service => { await service.load() }),
+    ])
+    for (const service of this.#services) this.#tools.set(service.config.name, this.#declare(service.config.name, this.#operations(service, service.plans)))
     this.#started = true
     for (const connection of this.#connections) {
       const tools = this.#tools.get(connection.config.name)
@@ -79,9 +99,29 @@ export class Upstreams {
     this.#checkOperatorIds()
   }
 
-  /** Every upstream tool serving now, server by server in file order. */
+  /**
+   * Read every service's document again (what a reload of the gateway does): the upstream
+   * tools as they would be, and `commit` to serve them once the catalog has taken them. A
+   * document that cannot be read, or operations that cannot be declared, throw, naming the
+   * service; nothing changes until `commit`.
+   */
+  async reload (): Promise<{ readonly tools: Tools, readonly commit: () => void }> {
+    const read = await Promise.all(this.#services.map(async service => ({ service, plans: await service.read() })))
+    const declared = new Map<string, Tools>()
+    for (const { service, plans } of read) declared.set(service.config.name, this.#declare(service.config.name, this.#operations(service, plans), declared))
+    const names = [...this.#connections.map(c => c.config.name), ...this.#services.map(s => s.config.name)]
+    return {
+      tools: names.flatMap(name => declared.get(name) ?? this.#tools.get(name) ?? []),
+      commit: () => {
+        for (const { service, plans } of read) service.commit(plans)
+        for (const [name, tools] of declared) this.#tools.set(name, tools)
+      },
+    }
+  }
+
+  /** Every upstream tool serving now: server by server, then service by service, in file order. */
   tools (): Tools {
-    return this.#connections.flatMap(connection => this.#tools.get(connection.config.name) ?? [])
+    return [...this.#connections.map(c => c.config.name), ...this.#services.map(s => s.config.name)].flatMap(name => this.#tools.get(name) ?? [])
   }
 
   /** Called with the server's name when its tools change (after start-up). */
@@ -91,7 +131,7 @@ export class Upstreams {
   }
 
   status (): UpstreamStatus[] {
-    return this.#connections.map(connection => connection.status())
+    return [...this.#connections.map(connection => connection.status()), ...this.#services.map(service => service.status())]
   }
 
   /** Up, for every server the file marks `required`. */
@@ -100,13 +140,15 @@ export class Upstreams {
   }
 
   async close (): Promise<void> {
+    for (const service of this.#services) service.close()
     await Promise.all(this.#connections.map(async connection => { await connection.close() }))
   }
 
   #listed (server: string, listed: readonly McpToolInfo[]): void {
+    const connection = this.#connections.find(c => c.config.name === server)!
     let tools: Tools
     try {
-      tools = this.#declare(server, listed)
+      tools = this.#declare(server, listed.map(upstream => ({ name: upstream.name, version: upstream, declare: (id, operator) => declarationOf({ id, upstream, operator, connection }) })))
     } catch (error) {
       if (!this.#started) {
         this.#pending.set(server, error as Error)
@@ -120,29 +162,37 @@ export class Upstreams {
     if (this.#started) for (const listener of this.#listeners) listener(server)
   }
 
-  #declare (server: string, listed: readonly McpToolInfo[]): Tools {
-    const connection = this.#connections.find(c => c.config.name === server)!
+  #operations (service: OpenApiService, plans: readonly OperationPlan[]): Offered[] {
+    return plans.map(plan => ({ name: plan.name, version: [plan, service.config], declare: (id, operator) => operationDeclarationOf({ id, plan, operator, service }) }))
+  }
+
+  /**
+   * The tools of upstream `server`: ids from names (or `rename`), no id twice across every
+   * upstream (`also`: ids declared in the same pass), the operator's declaration applied. An
+   * unchanged tool keeps its defined tool.
+   */
+  #declare (server: string, offered: readonly Offered[], also?: ReadonlyMap<string, Tools>): Tools {
     const others = new Map<string, string>()
-    for (const [name, tools] of this.#tools) {
+    for (const [name, tools] of [...this.#tools, ...(also ?? [])]) {
       if (name !== server) for (const tool of tools) others.set(tool.id, `${name}/${tool.origin?.name ?? tool.id}`)
     }
     const seen = new Map<string, string>()
     const out: AnyTool<GatewayApp>[] = []
-    for (const upstream of listed) {
-      const where = `${server}/${upstream.name}`
-      const id = upstreamToolId(server, upstream.name, this.file.rename)
+    for (const { name, version, declare } of offered) {
+      const where = `${server}/${name}`
+      const id = upstreamToolId(server, name, this.file.rename)
       if (id === undefined) throw new ConfigError(`upstreams file ${this.file.path}: the tool "${where}" maps to no valid tool id; name it in "rename": { "${where}": "some_id" }`)
       const clash = seen.get(id) ?? others.get(id)
       if (clash !== undefined) throw new ConfigError(`upstreams file ${this.file.path}: "${where}" and "${clash}" both map to the tool id "${id}"; tell them apart in "rename"`)
       seen.set(id, where)
       const operator = operatorFor(id, this.file.tools)
-      const key = JSON.stringify([upstream, operator])
+      const key = JSON.stringify([version, operator])
       const cached = this.#defined.get(`${server}\0${id}`)
       if (cached?.key === key) {
         out.push(cached.tool)
         continue
       }
-      const tool = defineTool(declarationOf({ id, upstream, operator, connection }), { source: where }) as unknown as AnyTool<GatewayApp>
+      const tool = defineTool(declare(id, operator), { source: where }) as unknown as AnyTool<GatewayApp>
       this.#defined.set(`${server}\0${id}`, { key, tool })
       out.push(tool)
     }
@@ -157,8 +207,9 @@ export class Upstreams {
   #checkOperatorIds (): void {
     const ids = new Set(this.tools().map(tool => tool.id))
     const allUp = this.#connections.every(connection => connection.state === 'up')
-    // Only ids that would belong to a server serving here: one of a disabled server's is no typo.
-    const ours = (key: string): boolean => Object.values(this.file.rename).includes(key) || this.#connections.some(connection => key.startsWith(`${idPartOf(connection.config.name)}_`))
+    // Only ids that would belong to an upstream serving here: one of a disabled server's is no typo.
+    const names = [...this.#connections.map(c => c.config.name), ...this.#services.map(s => s.config.name)]
+    const ours = (key: string): boolean => Object.values(this.file.rename).includes(key) || names.some(name => key.startsWith(`${idPartOf(name)}_`))
     for (const key of Object.keys(this.file.tools)) {
       if (/[*?]/.test(key) || ids.has(key)) continue
       const problem = `upstreams file ${this.file.path}: tools.${key} names no upstream tool`
