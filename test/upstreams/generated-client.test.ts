@@ -10,11 +10,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
 import { loadConfig } from '../../src/services/config.js'
 import { SLOW } from '../slow.js'
-import { EVERYTHING, MEMORY, tempDir, upstreamsFile } from './helpers.js'
+import { EVERYTHING, MEMORY, petstore, startPrism, tempDir, upstreamsFile, type Prism } from './helpers.js'
 
 /**
  * Upstream tools through a client generated from the gateway's own document (openapi-typescript
- * types, openapi-fetch calls): compiled with `tsc --strict`, then run against the gateway.
+ * types, openapi-fetch calls): compiled with `tsc --strict`, then run against the gateway. The
+ * MCP servers' tools and an HTTP service's operations (Prism on the 3.1 petstore) alike.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -22,6 +23,7 @@ const run = promisify(execFile)
 let dir: string
 let app: FastifyInstance
 let url: string
+let prism: Prism | undefined
 
 const CLIENT = `import createClient from 'openapi-fetch'
 import type { paths } from './schema.js'
@@ -45,14 +47,24 @@ const bad = await client.POST('/tools/everything_get_sum', { body: { a: 1 } as n
 const problem = bad.error
 const pointers = problem !== undefined && 'errors' in problem && Array.isArray(problem.errors) ? problem.errors.map((issue: { pointer: string }) => issue.pointer) : []
 
-process.stdout.write(JSON.stringify({ names, blocks, pointers }))
+// An HTTP operation: the 200 body is the service's own JSON, typed from its document.
+const pet = await client.POST('/tools/pets_get_pet_by_id', { body: { petId: 7 } })
+if (pet.data === undefined) throw new Error(\`status \${pet.response.status}\`)
+const petName: string = pet.data.name
+const found = await client.POST('/tools/pets_find_pets_by_status', { body: { status: ['available'] } })
+if (found.data === undefined) throw new Error(\`status \${found.response.status}\`)
+const urls: string[] = found.data.flatMap(one => one.photoUrls)
+
+process.stdout.write(JSON.stringify({ names, blocks, pointers, petName: typeof petName, urls: urls.length > 0 }))
 `
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolgate-upstream-client-'))
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n')
+  prism = await startPrism(petstore('3.1'))
   const file = upstreamsFile({
+    openapi: { pets: { document: petstore('3.1'), baseUrl: prism.url, headers: { api_key: 'generated-client-key', Authorization: 'Bearer generated-client-key' }, include: ['getPetById', 'findPetsByStatus'] } },
     mcpServers: {
       everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
       memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(tempDir(), 'memory.jsonl') } },
@@ -65,6 +77,7 @@ beforeAll(async () => {
 }, SLOW.COMPILE_MS)
 afterAll(async () => {
   await app?.close()
+  prism?.stop()
   await rm(dir, { recursive: true, force: true })
 })
 
@@ -73,7 +86,9 @@ it('a generated client compiles with tsc --strict against upstream tools and cal
   const compiled = await run(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'client.ts'], { cwd: dir, timeout: SLOW.COMPILE_MS }).catch((error: { stdout?: string }) => { throw new Error(String(error.stdout)) })
   expect(compiled.stdout).toBe('')
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'client.ts'], { cwd: dir, env: { ...process.env, GATEWAY_URL: url }, timeout: SLOW.PROCESS_MS })
-  const result = JSON.parse(stdout) as { names: string[], blocks: Array<{ type: string, text?: string }>, pointers: string[] }
+  const result = JSON.parse(stdout) as { names: string[], blocks: Array<{ type: string, text?: string }>, pointers: string[], petName: string, urls: boolean }
+  expect(result.petName).toBe('string')
+  expect(result.urls).toBe(true)
   expect(result.names).toEqual(['typed'])
   expect(result.blocks[0]).toMatchObject({ type: 'text', text: expect.stringContaining('42') })
   expect(result.pointers).toEqual(['/b'])

@@ -138,6 +138,16 @@ describe('OpenAPI services behind the gateway (Prism on the petstore documents)'
     expect(JSON.stringify(document)).not.toContain(SERVICE_KEY)
   })
 
+  it('exports them for every LLM provider, strict mode included', async () => {
+    for (const format of ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp']) {
+      for (const strict of ['false', 'true']) {
+        const exported = await app.inject({ method: 'GET', url: `/tools?format=${format}&strict=${strict}`, headers: alice })
+        expect(exported.statusCode, `${format} ${strict}: ${exported.body.slice(0, 300)}`).toBe(200)
+        expect(exported.body).toContain('pets_place_order')
+      }
+    }
+  })
+
   it('serves them on POST /mcp to the MCP SDK client', async () => {
     const client = new Client({ name: 'test', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: alice } }))

@@ -9,8 +9,8 @@ import { ConfigError } from '../config.js'
 
 export type Json = Record<string, unknown>
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
-export type Method = typeof METHODS[number]
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+type Method = typeof METHODS[number]
 
 export interface OpenApiParameter {
   readonly name: string
@@ -157,7 +157,7 @@ function serverUrlOf (server: Json, location: string): string | undefined {
 }
 
 /** A `$ref` object resolved within the bundled document (a chain of them too), or the object itself. */
-export function deref (root: Json, value: unknown, depth = 0): Json {
+function deref (root: Json, value: unknown, depth = 0): Json {
   const object = objectOr(value)
   if (typeof object.$ref !== 'string' || depth > 32) return object
   return deref(root, pointerIn(root, object.$ref), depth + 1)

@@ -11,7 +11,7 @@ import { SchemaConverter } from './openapi-schema.js'
  */
 
 /** How an input property reaches the request. */
-export interface ParameterPlan {
+interface ParameterPlan {
   /** Its name in the tool's input. */
   readonly property: string
   readonly parameter: OpenApiParameter
@@ -53,7 +53,7 @@ const SEGMENT_RULE = { minLength: 1, not: { enum: ['.', '..'] } }
 const HEADER_RULE = { pattern: '^[^\\r\\n\\u0000]*$' }
 
 /** The name of an operation: its operationId, or its method and path. */
-export function operationName (operation: OpenApiOperation): string {
+function operationName (operation: OpenApiOperation): string {
   return operation.operationId ?? `${operation.method} ${operation.path}`
 }
 
