@@ -1,6 +1,6 @@
 import { SPEC_FORMATS, type SpecFormat } from '../src/services/llm-specs/names.js'
 import { z } from 'zod'
-import { ERRORS } from '../src/index.js'
+import { GATEWAY_CALL_STATUSES } from '../src/core/tool-errors.js'
 import { APPROVAL_ID_MAX } from './approval-schemas.js'
 
 /** RFC 9457 problem details, as every error of the gateway is sent. */
@@ -25,6 +25,11 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'The tool timed out',
 }
 
+/** The generic text of a problem status, as every operation describes it. */
+export function statusText (status: number): string {
+  return STATUS_TEXT[status] ?? 'Error'
+}
+
 /** Response objects made here, shared by every route that uses them (the OpenAPI transform converts each once). */
 export const SHARED_PROBLEMS = new WeakSet<object>()
 const madeProblems = new Map<number, ProblemResponse>()
@@ -37,7 +42,7 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
   for (const status of statuses) {
     let response = madeProblems.get(status)
     if (response === undefined) {
-      response = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: ProblemSchema } } }
+      response = { description: statusText(status), content: { 'application/problem+json': { schema: ProblemSchema } } }
       madeProblems.set(status, response)
       SHARED_PROBLEMS.add(response)
     }
@@ -46,9 +51,6 @@ export function problemResponses (statuses: readonly number[]): Record<number, {
   return responses
 }
 
-/** The statuses a tool call can end with: the whole catalogue except the routing-only 405. */
-const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e => e.status))].filter(s => s !== 405).sort()
-
 /**
  * The error statuses one tool's call can answer: the catalogue's, less those only some tools
  * reach. 410 is an approval that expired, so only a tool that can ask for approval answers it
@@ -56,7 +58,7 @@ const CALL_STATUSES: readonly number[] = [...new Set(Object.values(ERRORS).map(e
  * one (interactive, `timeoutMs: Infinity`) never reaches.
  */
 export function callStatusesOf (approvable: boolean, timeoutMs: number): number[] {
-  return CALL_STATUSES.filter(status => (status !== 410 || approvable) && (status !== 504 || timeoutMs !== Infinity))
+  return GATEWAY_CALL_STATUSES.filter(status => (status !== 410 || approvable) && (status !== 504 || timeoutMs !== Infinity))
 }
 
 /** The media type of a dry run's 200: a proposal, never the tool's output. */

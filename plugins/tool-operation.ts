@@ -4,7 +4,8 @@ import { effectsText, summaryOf } from '../src/services/tool-listing.js'
 import { compileGlob } from '../src/services/auth/index.js'
 import type { Config } from '../src/services/config.js'
 import { ApprovalSchema } from './approval-schemas.js'
-import { callStatusesOf, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE, problemResponses } from './schemas.js'
+import { callStatusesOf, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE } from './schemas.js'
+import { toolErrorsExtension, toolProblemResponses } from './tool-problems.js'
 
 /**
  * Can a call of this tool be asked to wait for approval, whoever calls it: its declaration
@@ -48,7 +49,8 @@ const PENDING_RESPONSE = {
  * The route schema of one tool's `POST /tools/{id}` operation, derived from its declaration and
  * whether a call of it can wait for approval here (`approvable`: its `requiresApproval`, an
  * approval rule matching it, `supportsEscalation`): only then does it document 202, so a
- * client generated from the document reads a read-only tool's 200 as its output alone.
+ * client generated from the document reads a read-only tool's 200 as its output alone. Its
+ * problem statuses are the gateway's for this call and the tool's declared `errors`.
  */
 export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable: boolean): Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
@@ -60,8 +62,9 @@ export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: okResponseOf(tool), ...(approvable ? { 202: PENDING_RESPONSE } : {}), ...problemResponses(callStatusesOf(approvable, timeoutMs)) },
+    response: { 200: okResponseOf(tool), ...(approvable ? { 202: PENDING_RESPONSE } : {}), ...toolProblemResponses(tool, callStatusesOf(approvable, timeoutMs)) },
     'x-effects': [...tool.effects],
+    'x-tool-errors': toolErrorsExtension(tool),
     'x-read-only': tool.isReadOnly,
     'x-concurrency-safe': tool.isConcurrencySafe,
     'x-timeout-ms': timeoutMs === Infinity ? null : timeoutMs,

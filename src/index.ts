@@ -11,7 +11,7 @@ export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogChange, t
 export { ToolSet, type ToolSetChange } from './core/tool-set.js'
 export type { InvokeRequest, InvokeResult } from './core/types.js'
 export { ToolError, GatewayError, UpstreamError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue, type ToolgateErrorOptions } from './core/errors.js'
-export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type TraceContext, type DebugContext, type DebugStep, type IntentDeclaration, type ToolOrigin } from './core/tool.js'
+export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type TraceContext, type DebugContext, type DebugStep, type IntentDeclaration, type ToolOrigin, type ToolErrorDeclaration } from './core/tool.js'
 export { OUTCOMES, type Outcome } from './core/outcome.js'
 export type { CallRecord } from './core/call-record.js'
 export { SCOPES, type GatewayApp, type GatewayFacts, type Principal, type ToolLogger } from './core/app-context.js'

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { defineTool, type AnyTool } from 'toolgate'
 import { denyWithoutScope, type GatewayContext } from './lib/context.js'
 import { servedLedgerStore } from './ledger/served-store.js'
-import { MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
+import { LEDGER_ERRORS, MemoryLedgerStore, type LedgerStore } from './ledger/store.js'
 
 /*
  * A demo ledger of shared accounts (alice, bob, carol). Money is integer cents. A transfer
@@ -74,6 +74,7 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
         currency: z.string().describe('ISO 4217 currency of every amount.'),
         accounts: z.array(z.object({ account, balance: cents.min(0).describe('Balance in cents.') })),
       }),
+      errors: [LEDGER_ERRORS.accountNotFound, ...store.errors],
       isReadOnly: true,
       isConcurrencySafe: true,
       touchedResourcesOf: input => {
@@ -94,6 +95,7 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
       outputSchema: receipt,
       parseOutput: parseReceipt,
       effects: ['financial', 'irreversible', 'affects-others'],
+      errors: [LEDGER_ERRORS.accountNotFound, LEDGER_ERRORS.insufficientFunds, ...store.errors],
       isReadOnly: false,
       isConcurrencySafe: false,
       timeoutMs: 10_000,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineTool, type AnyTool } from 'toolgate'
 import type { GatewayContext } from './lib/context.js'
-import { MemoryNotesStore, servedNotes, type Note, type NotesLimits } from './notes/store.js'
+import { MemoryNotesStore, NOTE_ERRORS, servedNotes, type Note, type NotesLimits } from './notes/store.js'
 
 /*
  * A small notes store. Notes are private: each principal (ctx.app.principal.id) has its own
@@ -63,6 +63,7 @@ export function createNotesTools (store = new MemoryNotesStore()): AnyTool[] {
       shortDescription: 'Read a note (key).',
       inputSchema: keyInput,
       outputSchema: noteOutput,
+      errors: [NOTE_ERRORS.notFound],
       isReadOnly: true,
       isConcurrencySafe: true,
       touchedResourcesOf: noteResource,
@@ -89,6 +90,7 @@ export function createNotesTools (store = new MemoryNotesStore()): AnyTool[] {
       }),
       // Replacing a note discards its previous text for good.
       effects: ['irreversible'],
+      errors: [NOTE_ERRORS.exists, NOTE_ERRORS.locked, NOTE_ERRORS.full],
       isReadOnly: false,
       isConcurrencySafe: false,
       supportsEscalation: true,
@@ -118,6 +120,7 @@ export function createNotesTools (store = new MemoryNotesStore()): AnyTool[] {
         chars: z.number().int().describe('Length of the deleted text.'),
       }),
       effects: ['irreversible'],
+      errors: [NOTE_ERRORS.notFound, NOTE_ERRORS.locked],
       isReadOnly: false,
       isConcurrencySafe: false,
       supportsEscalation: true,

@@ -38,6 +38,14 @@ const outputSchema = z.object({
 })
 type Output = z.output<typeof outputSchema>
 
+/** What url_fetch fails with on purpose (`errors`). */
+const FETCH_ERRORS = [
+  { status: 403, code: 'HOST_NOT_ALLOWED', description: 'The URL\'s host is not on the gateway\'s fetch allowlist (FETCH_ALLOWED_HOSTS); nothing was fetched.' },
+  { status: 403, code: 'ADDRESS_FORBIDDEN', description: 'The host resolves to a private, loopback, link-local or otherwise special address; url_fetch connects to public addresses only.' },
+  { status: 502, code: 'HOST_UNRESOLVED', description: 'The host name did not resolve (or has no addresses).' },
+  { status: 502, code: 'FETCH_FAILED', description: 'The connection or the request to the host failed (refused, reset, TLS); read `detail`.' },
+] as const
+
 const KEPT_HEADERS = ['content-type', 'content-length', 'location', 'last-modified', 'etag', 'cache-control'] as const
 const TEXTUAL = /^(text\/|application\/([\w.+-]+\+)?(json|xml|javascript|x-www-form-urlencoded)\b)/i
 
@@ -62,6 +70,7 @@ export function createUrlFetchTool (options: UrlFetchOptions = {}): Tool<typeof 
     inputSchema,
     outputSchema,
     effects: ['external'],
+    errors: FETCH_ERRORS,
     // A GET changes nothing here (and is safe by HTTP semantics): read-only, so plan mode may
     // use it. Not concurrency-safe, with selfConcurrency 4: a session runs at most 4 fetches at
     // once, bounding the load on allowlisted hosts and the memory held (4 x maxBytes), where

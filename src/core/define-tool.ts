@@ -1,5 +1,6 @@
 import { ToolDefinitionError } from './errors.js'
 import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
+import { toolErrorsOf } from './tool-errors.js'
 import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type IntentDeclaration, type ToolDeclaration, type ToolOrigin } from './tool.js'
 
 /** What a tool id may be: the name a model calls, a route segment, a metrics label. */
@@ -10,7 +11,7 @@ const REQUIRED_FUNCTIONS = ['authorize', 'execute'] as const
 const OPTIONAL_FUNCTIONS = ['parseOutput', 'active', 'resolve', 'debugSteps', 'touchedResourcesOf', 'mutatedResourcesOf'] as const
 const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempotencyKey'] as const
 const KNOWN_FIELDS = new Set<string>([
-  'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects',
+  'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects', 'errors',
   'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs', 'asIntent', 'origin',
   ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval',
 ])
@@ -76,6 +77,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
     fail('requiresApproval', 'must be a boolean or a function (input, ctx) => boolean when present')
   }
   const effects = checkEffects(d.effects, fail)
+  const errors = toolErrorsOf(d.errors, fail)
   checkTimeout(d.timeoutMs, d.interactive === true, fail)
   checkSelfConcurrency(declaration, fail)
   const asIntent = intentOf(d.asIntent, fail)
@@ -92,6 +94,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
     parseOutput: d.parseOutput === undefined ? outputParserOf(outputSchema) : bind(d.parseOutput),
     effects: Object.freeze(effects),
     effectsLabel: effects.length === 0 ? 'none' : effects.join(','),
+    errors,
     isReadOnly: d.isReadOnly,
     isConcurrencySafe: d.isConcurrencySafe,
     timeoutMs: d.timeoutMs,

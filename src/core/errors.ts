@@ -129,7 +129,13 @@ export class UpstreamError extends GatewayError {
   }
 }
 
-const TOOL_CODE = /^[A-Z][A-Z0-9_]{0,63}$/
+/** What a tool's own error code may be: upper snake case, never the gateway's prefix. */
+export const TOOL_CODE = /^[A-Z][A-Z0-9_]{0,63}$/
+
+/** Whether `code` may be a tool's own error code (see {@link TOOL_CODE}). */
+export function isToolCode (code: unknown): code is string {
+  return typeof code === 'string' && TOOL_CODE.test(code) && !code.startsWith(ERROR_PREFIX)
+}
 
 /**
  * What a tool throws to fail on purpose. Its status and code reach the caller as they are;
@@ -152,7 +158,7 @@ export class ToolError extends ToolgateError {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new TypeError(`ToolError status must be an integer 400-599, got ${String(status)}`)
     }
-    if (!TOOL_CODE.test(code) || code.startsWith(ERROR_PREFIX)) {
+    if (!isToolCode(code)) {
       throw new TypeError(`ToolError code must match ${TOOL_CODE} and not start with ${ERROR_PREFIX}, got ${code}`)
     }
     this.name = 'ToolError'

@@ -64,6 +64,13 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly outputSchema: Out
   readonly parseOutput?: (value: unknown) => SchemaOutput<Out>
   readonly effects?: readonly Effect[]
+  /**
+   * The tool's own failures beyond the gateway's: each `ToolError` status and code it may
+   * throw, documented on its operation. A `ToolError` whose status the gateway's catalogue
+   * does not document for every call (410, 504 and any status outside the catalogue) is
+   * answered only when declared here; otherwise it is a 500 tool failure.
+   */
+  readonly errors?: readonly ToolErrorDeclaration[]
   readonly isReadOnly: boolean
   readonly isConcurrencySafe: boolean
   /** A whole number >= 1, or a getter read at every call. */
@@ -86,6 +93,16 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly asIntent?: boolean | IntentDeclaration
   /** Set when the gateway fronts a tool served elsewhere (an MCP server's tool): where it really runs. */
   readonly origin?: ToolOrigin
+}
+
+/** One failure a tool may answer on purpose (`throw new ToolError(status, code, ...)`). */
+export interface ToolErrorDeclaration {
+  /** The HTTP status, 400-599. */
+  readonly status: number
+  /** The tool's own code, as the `ToolError` carries it (upper snake case, not `TOOLGATE_`). */
+  readonly code: string
+  /** When the tool answers it, and what the caller can do: the document shows it. */
+  readonly description: string
 }
 
 /**
@@ -117,7 +134,7 @@ export interface IntentDeclaration {
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'asIntent' | 'origin'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'errors' | 'asIntent' | 'origin'> {
   readonly inputSchema: SchemaSnapshot<In>
   readonly outputSchema: SchemaSnapshot<Out>
   /** Present when the tool is advertised as an intent. */
@@ -125,6 +142,8 @@ export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema
   readonly parseOutput: (value: unknown) => SchemaOutput<Out>
   /** Sorted, without duplicates; empty when none were declared. */
   readonly effects: readonly Effect[]
+  /** Frozen, sorted by status then code; empty when none were declared. */
+  readonly errors: readonly ToolErrorDeclaration[]
   /** `effects` as the metrics label: comma-joined, or `none`. */
   readonly effectsLabel: string
   /** Where the declaration came from, for start-up errors (a file path, when the loader knows it). */

@@ -19,6 +19,8 @@ export const ToolListingSchema = z.object({
   timeoutMs: z.number().nullable().describe('Hard timeout in ms; null for an interactive tool with no timeout'),
   inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the request body'),
   outputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of the 200 response'),
+  errors: z.array(z.object({ status: z.number().int(), code: z.string(), description: z.string() })).optional()
+    .describe('Present when the tool declares its own failures: each status and code it may answer, and why'),
   origin: z.object({
     type: z.string().describe('`mcp`: a tool of an upstream MCP server; `openapi`: an operation of an HTTP service'),
     server: z.string().describe('The upstream\'s name in the upstreams file'),
@@ -53,6 +55,7 @@ export function listingOf (tool: AnyTool, defaultTimeoutMs: number): ToolListing
       timeoutMs: timeout === Infinity ? null : timeout,
       inputSchema: jsonSchemaOf(tool.inputSchema, 'input'),
       outputSchema: jsonSchemaOf(tool.outputSchema, 'output'),
+      ...(tool.errors.length === 0 ? {} : { errors: tool.errors.map(({ status, code, description }) => ({ status, code, description })) }),
       ...(tool.origin === undefined ? {} : { origin: { ...tool.origin, declaredBy: { ...tool.origin.declaredBy } } }),
     })
     listings.set(tool, listing)

@@ -119,8 +119,10 @@ describe('a full buffer', () => {
     const config = loadConfig({}, { auditLog: path, auditBufferLines: 2 })
     const audit = (await openAuditTrail(config, metrics, log))!
     const record = { callId: 'c', toolId: 'move_file', kind: 'write', effects: [], effectsLabel: 'none', readOnly: false, domain: 'd', outcome: 'ok', status: 200, dryRun: false, escalated: false, executed: true, startedAt: Date.now(), queueMs: 0, executeMs: 0, durationMs: 0, touchedResources: [], mutatedResources: [], debugSteps: [] } as const
-    // Two lines wait for the write (it starts on the next turn): the other 48 of this burst find the buffer full.
-    for (let i = 0; i < 50; i++) audit.call({ ...record, callId: `c${i}` }, { principal: 'p', requestId: `r${i}`, input: {} })
+    // Two lines wait for the write (it starts on the next turn): the other 48 of this burst find
+    // the buffer full. One principal each, so that the whole buffer is what stops them (one
+    // principal's share is tested in writer.test.ts).
+    for (let i = 0; i < 50; i++) audit.call({ ...record, callId: `c${i}` }, { principal: `p${i}`, requestId: `r${i}`, input: {} })
     await audit.flush()
     audit.call({ ...record, callId: 'after' }, { principal: 'p', requestId: 'after', input: {} })
     await audit.close()

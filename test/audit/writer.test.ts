@@ -45,3 +45,19 @@ describe('when audit lines reach the file', () => {
     }
   })
 })
+
+describe('one buffer shared by every principal', () => {
+  it('one principal\'s flood drops its own lines past its share, never another\'s first lines, and the drop names whose', async () => {
+    const path = tmp()
+    // 16 lines: a principal's share is 4, and the last 2 are kept for principals with fewer than 16 waiting.
+    const writer = await AuditWriter.open(path, options({ maxBuffered: 16, flushMs: 60_000 }))
+    const accepted = Array.from({ length: 20 }, (_, i) => writer.append({ event: 'call', by: 'flood', n: i }, 'flood'))
+    expect(accepted.filter(Boolean)).toHaveLength(4)
+    expect(writer.append({ event: 'call', by: 'other' }, 'other')).toBe(true)
+    await writer.close()
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.map(line => line.event === 'dropped' ? `dropped ${JSON.stringify(line.principals)} ${String(line.count)}` : line.by))
+      .toEqual(['flood', 'flood', 'flood', 'flood', 'dropped {"flood":16} 16', 'other'])
+  })
+})
+

@@ -3,7 +3,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { SLOW } from '../slow.js'
 import { z } from 'zod'
-import { defineTool } from '../../src/index.js'
+import { defineTool, ToolError } from '../../src/index.js'
+import { createUrlFetchTool } from '../../tools/url-fetch.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadToolsFromDir } from '../../src/services/loader.js'
 import { httpTools } from '../fixtures/http-tools.js'
@@ -15,7 +16,27 @@ const keyed = defineTool({
   id: 'keyed', kind: 'write', description: 'Needs an idempotency key.', isReadOnly: false, isConcurrencySafe: false, requiresIdempotencyKey: true,
   inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }), authorize () {}, execute: ({ n }) => ({ n }),
 })
-const tools = [...httpTools, keyed]
+/** Declares 423; its 418 is declared nowhere, so it must be answered as the documented 500. */
+const locker = defineTool({
+  id: 'locker', kind: 'write', description: 'Fails as asked.', isReadOnly: false, isConcurrencySafe: false,
+  errors: [{ status: 423, code: 'LOCKED', description: 'Locked.' }],
+  inputSchema: z.object({ fail: z.enum(['none', 'locked', 'teapot']) }), outputSchema: z.object({ ok: z.boolean() }), authorize () {},
+  execute: ({ fail }) => {
+    if (fail === 'locked') throw new ToolError(423, 'LOCKED', 'locked')
+    if (fail === 'teapot') throw new ToolError(418, 'TEAPOT', 'undeclared')
+    return { ok: true }
+  },
+})
+/** url_fetch with an allowlist and a fake resolver, so that each of its declared failures can be reached offline. */
+const fetcher = createUrlFetchTool({
+  allowedHosts: ['*.test', '127.0.0.1:9'],
+  allowLoopback: true,
+  lookup: async host => {
+    if (host === 'private.test') return [{ address: '10.0.0.1', family: 4 }]
+    throw Object.assign(new Error('no such host'), { code: 'ENOTFOUND' })
+  },
+})
+const tools = [...httpTools, keyed, locker, fetcher]
 /** A valid input per tool; the rest take `{}`. `approval_request` waits for a person: it only gets dry runs of a valid input. */
 const VALID: Record<string, unknown> = {
   echo: { text: 'hi' }, slow_write: { ms: 1 }, guarded: { deny: false }, keyed: { n: 1 },
@@ -26,6 +47,29 @@ const VALID: Record<string, unknown> = {
 const DRY_ONLY: Record<string, unknown> = { approval_request: { question: 'May I?' } }
 /** An input whose call waits for approval (the ledger asks above its threshold, 500.00 by default). */
 const NEEDS_APPROVAL: Record<string, unknown> = { ledger_transfer: { from: 'alice', to: 'bob', amount: 60_000 } }
+
+/**
+ * Inputs that reach each failure a tool declares (`errors`), sent after the variants, in order
+ * (the notes store keeps state between them): every declared code must be answered by one.
+ */
+const ERROR_PROBES: Record<string, unknown[]> = {
+  locker: [{ fail: 'locked' }, { fail: 'teapot' }],
+  notes_read: [{ key: 'missing' }],
+  notes_write: [
+    { key: 'locked', text: 'x', locked: true }, { key: 'locked', text: 'y', overwrite: true }, { key: 'locked', text: 'y' },
+    // Past the 100 notes one principal may hold: NOTES_FULL.
+    ...Array.from({ length: 100 }, (_, i) => ({ key: `fill/${i}`, text: 'x' })),
+  ],
+  notes_delete: [{ key: 'missing' }, { key: 'locked' }],
+  ledger_balance: [{ account: 'nobody' }],
+  ledger_transfer: [{ from: 'nobody', to: 'bob', amount: 1 }, { from: 'carol', to: 'bob', amount: 100 }],
+  url_fetch: [{ url: 'https://elsewhere.example/' }, { url: 'http://private.test/' }, { url: 'http://nowhere.test/' }, { url: 'http://127.0.0.1:9/' }],
+}
+/** Declared failures a probe cannot reach in one run, and why. */
+const UNREACHABLE: Record<string, Record<string, string>> = {
+  // The shipped url_fetch reads FETCH_ALLOWED_HOSTS, unset here: every URL is HOST_NOT_ALLOWED. The fixture run reaches the rest.
+  url_fetch: { ADDRESS_FORBIDDEN: 'no allowlist', HOST_UNRESOLVED: 'no allowlist', FETCH_FAILED: 'no allowlist' },
+}
 
 type Variant = { label: string, request: InjectOptions }
 
@@ -82,14 +126,31 @@ function variants (path: string, method: string, operation: Operation, firstTool
     { label: 'inactive for the caller', request: json(valid, { ...auth(KEYS.caller), ...key }) },
     { label: 'bad session id', request: json(valid, { ...admin, 'x-session-id': 'bad session' }) },
     { label: 'credential in the query', request: json(valid, admin, '?api_key=x') },
+    ...(ERROR_PROBES[toolId] ?? []).map((input, i) => ({ label: `error probe ${i}`, request: json(input, { ...admin, ...(key['idempotency-key'] === undefined ? {} : { 'idempotency-key': `probe-${toolId}-${i}` }) }) })),
   ]
 }
 
+/** The problem code of an answer, or undefined when it is none. */
+function codeOf (response: { headers: Record<string, unknown>, body: string }): string | undefined {
+  if (!String(response.headers['content-type']).startsWith('application/problem+json')) return undefined
+  return (JSON.parse(response.body) as { code?: string }).code
+}
+
+/** Each failure the operation declares was answered with its status and code, unless the run cannot reach it. */
+function expectDeclaredAnswered (toolId: string, operation: Operation, answered: ReadonlySet<string>, unreachable: readonly string[]): void {
+  const declared = (operation['x-tool-errors'] ?? []).map(e => `${e.status} ${e.code}`)
+  const expected = (operation['x-tool-errors'] ?? []).filter(e => !unreachable.includes(e.code)).map(e => `${e.status} ${e.code}`)
+  expect(expected.filter(entry => !answered.has(entry)), `${toolId}: declared failures no probe answered`).toEqual([])
+  // The excuses stay honest: a code excused here is declared, and no probe answered it after all.
+  for (const code of unreachable) expect(declared.some(entry => entry.endsWith(` ${code}`)) && ![...answered].some(entry => entry.endsWith(` ${code}`)), `${toolId}: ${code} excused`).toBe(true)
+}
+
 /**
- * Both directions: every answer is documented and validates; and a tool operation documents
- * 202 exactly when the probes (a valid call, one that needs approval, an escalation) got one.
+ * Both directions: every answer is documented and validates; a tool operation documents 202
+ * exactly when the probes (a valid call, one that needs approval, an escalation) got one; and
+ * each failure it declares (`x-tool-errors`) was answered, with its status and code.
  */
-async function conformanceOf (app: FastifyInstance, firstTool: string): Promise<void> {
+async function conformanceOf (app: FastifyInstance, firstTool: string, unreachable: Record<string, Record<string, string>> = {}): Promise<void> {
   const served = await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })
   const document = served.json<{ paths: Record<string, Record<string, Operation>> }>()
   const validator = new ResponseValidator(document)
@@ -97,12 +158,15 @@ async function conformanceOf (app: FastifyInstance, firstTool: string): Promise<
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const answered = new Set<number>()
+      const codes = new Set<string>()
       for (const { label, request } of variants(path, method, operation, firstTool)) {
         const response = await app.inject(request)
         answered.add(response.statusCode)
+        codes.add(`${response.statusCode} ${codeOf(response) ?? ''}`)
         validator.check(path, method, response, `${label} (${operation.operationId ?? path})`)
       }
       if (!/^\/tools\/[a-z]/.test(path) || method !== 'post') continue
+      expectDeclaredAnswered(path.slice('/tools/'.length), operation, codes, Object.keys(unreachable[path.slice('/tools/'.length)] ?? {}))
       expect('202' in operation.responses, `${path}: 202 documented, answered: ${[...answered].join(', ')}`).toBe(answered.has(202))
       if (answered.has(202)) approvable++
     }
@@ -146,7 +210,7 @@ describe('the served document tells the truth (Ajv against /openapi.json)', () =
     const [admin, ...others] = API_KEYS
     const treasurer = { ...admin!, scopes: [...admin!.scopes, 'ledger:transfer', 'ledger:transfer:large'] }
     const app = await testApp({ apiKeys: [treasurer, ...others, { principal: 'nobody', sha256: hashApiKey(NO_SCOPES), scopes: [] }], bodyLimit: 4_096, authFailureLimit: 0 }, shipped)
-    await conformanceOf(app, 'time_now')
+    await conformanceOf(app, 'time_now', UNREACHABLE)
   }, SLOW.CPU_MS)
 })
 

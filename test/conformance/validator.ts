@@ -8,6 +8,7 @@ export interface Operation {
   operationId?: string
   parameters?: Array<{ name: string, in: string, required?: boolean }>
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>
+  'x-tool-errors'?: Array<{ status: number, code: string, description: string }>
 }
 
 // ajv-formats is CommonJS with a default export: under ESM the function may sit one level down.

@@ -98,6 +98,19 @@ describe('the in-memory approval store', () => {
     expect(await store.pendingCount()).toBe(3)
   })
 
+  it('one principal filling the pending approvals leaves the reserve to principals with none waiting', async () => {
+    const store = new MemoryApprovalStore({ now: () => 0 })
+    // A share as large as the room: only the reserve (the last eighth, 2 of 16) stops one principal.
+    const wide = { maxPendingPerPrincipal: 16, maxPendingTotal: 16 }
+    for (let i = 0; i < 14; i++) expect(await store.create(request(`a${i}`, 'a'), 100, wide)).toBe('created')
+    expect(await store.create(request('a14', 'a'), 100, wide)).toBe('full')
+    expect(await store.create(request('b1', 'b'), 100, wide)).toBe('created')
+    // b now holds one: the rest of the reserve is for others.
+    expect(await store.create(request('b2', 'b'), 100, wide)).toBe('full')
+    expect(await store.create(request('c1', 'c'), 100, wide)).toBe('created')
+    expect(await store.create(request('d1', 'd'), 100, wide)).toBe('full')
+  })
+
   it('expires pending approvals once, consumes an approval once, and forgets settled ones after retainMs', async () => {
     let now = 0
     const store = new MemoryApprovalStore({ now: () => now, retainMs: 1_000 })

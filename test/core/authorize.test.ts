@@ -3,9 +3,9 @@ import { ToolError } from '../../src/core/errors.js'
 import { catalogOf, lastRecord, echoDeclaration, rejectionOf } from './helpers.js'
 
 /** An echo tool whose authorize is given, and a count of how often execute ran. */
-function toolAuthorizedBy (authorize: (...args: never[]) => unknown) {
+function toolAuthorizedBy (authorize: (...args: never[]) => unknown, errors?: unknown) {
   const counts = { execute: 0 }
-  const declaration = echoDeclaration({ authorize, execute: (input: unknown) => { counts.execute++; return input } })
+  const declaration = echoDeclaration({ authorize, execute: (input: unknown) => { counts.execute++; return input }, ...(errors === undefined ? {} : { errors }) })
   const invoker = catalogOf([declaration]).bind({ app: undefined })
   return { counts, call: () => invoker.invoke({ toolId: 'echo', input: { text: 'a' } }) }
 }
@@ -74,8 +74,8 @@ describe('authorize denies by throwing', () => {
     expect(error.message).toContain('"echo"')
   })
 
-  it('passes a thrown ToolError through with its own status and code', async () => {
-    const tool = toolAuthorizedBy(() => { throw new ToolError(402, 'PAYMENT_REQUIRED', 'Top up first.') })
+  it('passes a thrown ToolError (of a declared status) through with its own status and code', async () => {
+    const tool = toolAuthorizedBy(() => { throw new ToolError(402, 'PAYMENT_REQUIRED', 'Top up first.') }, [{ status: 402, code: 'PAYMENT_REQUIRED', description: 'No credit left.' }])
     const error = await rejectionOf(tool.call())
     expect(error).toBeInstanceOf(ToolError)
     expect([error.status, error.code, error.message]).toEqual([402, 'PAYMENT_REQUIRED', 'Top up first.'])

@@ -34,4 +34,21 @@ describe('the OpenAPI document', () => {
       }
     }
   })
+
+  it('documents each tool\'s declared errors on its operation, and on no other', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    const responses = (id: string): Record<string, { description: string, content: Record<string, { schema: Record<string, unknown> }> }> => document.paths[`/tools/${id}`].post.responses
+    const write = responses('notes_write')
+    // Only the tool answers 423 and 507: problem+json whose code is exactly the declared one.
+    expect(write['423']!.content['application/problem+json']!.schema).toEqual({ allOf: [{ $ref: '#/components/schemas/Problem' }, expect.objectContaining({ properties: { code: expect.objectContaining({ enum: ['NOTE_LOCKED'] }) } })] })
+    expect(write['507']!.description).toContain('NOTES_FULL')
+    // 409 is the gateway's too: the Problem schema, with the tool's code in the description.
+    expect(write['409']!.content['application/problem+json']!.schema).toEqual({ $ref: '#/components/schemas/Problem' })
+    expect(write['409']!.description).toContain('NOTE_EXISTS')
+    expect(document.paths['/tools/notes_write'].post['x-tool-errors'].map((e: { code: string }) => e.code)).toEqual(['NOTE_EXISTS', 'NOTE_LOCKED', 'NOTES_FULL'])
+    // notes_read can only miss a note: no 423, no 507.
+    expect(Object.keys(responses('notes_read'))).not.toContain('423')
+    expect(Object.keys(responses('notes_read'))).not.toContain('507')
+    expect(Object.keys(responses('time_now'))).not.toContain('423')
+  })
 })

@@ -57,6 +57,18 @@ const UNNARROWED = `export async function transfer (): Promise<string> {
 }
 `
 
+/** A tool's declared failures are typed: 423 and 507 of notes_write, each with exactly its code. */
+const DECLARED_ERRORS = `type WriteResponses = paths['/tools/notes_write']['post']['responses']
+export const locked: WriteResponses[423]['content']['application/problem+json']['code'] = 'NOTE_LOCKED'
+export const full: WriteResponses[507]['content']['application/problem+json']['code'] = 'NOTES_FULL'
+`
+
+/** The same statuses where they cannot happen, and another code: none of it may compile. */
+const UNDECLARED_ERRORS = `type WriteResponses = paths['/tools/notes_write']['post']['responses']
+export type ReadLocked = paths['/tools/notes_read']['post']['responses'][423]
+export const wrong: WriteResponses[423]['content']['application/problem+json']['code'] = 'NOTES_FULL'
+`
+
 async function compiles (source: string): Promise<{ ok: boolean, output: string }> {
   await writeFile(join(dir, 'client.ts'), source)
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -91,4 +103,14 @@ describe('a client generated from the document (openapi-typescript + openapi-fet
     expect(result.ok).toBe(false)
     expect(result.output).toMatch(/transferId/)
   }, SLOW.COMPILE_MS)
+
+  it('knows the statuses and codes a tool declares in errors, on that tool only', async () => {
+    const declared = await compiles(HEADER + DECLARED_ERRORS)
+    expect(declared.output).toBe('')
+    expect(declared.ok).toBe(true)
+    const undeclared = await compiles(HEADER + UNDECLARED_ERRORS)
+    expect(undeclared.ok).toBe(false)
+    expect(undeclared.output).toMatch(/Property '423' does not exist/)
+    expect(undeclared.output).toMatch(/"NOTES_FULL"' is not assignable/)
+  }, SLOW.COMPILE_MS * 2)
 })

@@ -81,6 +81,16 @@ describe.skipIf(!HAVE_REDIS)('approvals shared by two gateways on one Redis', ()
     expectProblem(await b.inject(call('pay', { to: 'x', amount: 105 }, KEYS.bob)), 429, 'TOOLGATE_TOO_MANY_APPROVALS')
   })
 
+  it('one principal filling the pending approvals over both replicas leaves the reserve to another', async () => {
+    // A share as large as the room: only the reserve (the last eighth, 2 of 16) stops alice.
+    const { a, b } = await replicas({ approvalMaxPendingPerPrincipal: 16, approvalMaxPending: 16 })
+    for (let i = 0; i < 14; i++) expect((await (i % 2 === 0 ? a : b).inject(call('pay', { to: 'x', amount: 200 + i }, KEYS.alice))).statusCode).toBe(202)
+    expectProblem(await a.inject(call('pay', { to: 'x', amount: 300 }, KEYS.alice)), 429, 'TOOLGATE_TOO_MANY_APPROVALS')
+    expect((await b.inject(call('pay', { to: 'x', amount: 301 }, KEYS.carol))).statusCode).toBe(202)
+    expectProblem(await a.inject(call('pay', { to: 'x', amount: 302 }, KEYS.carol)), 429, 'TOOLGATE_TOO_MANY_APPROVALS')
+    expect((await a.inject(call('pay', { to: 'x', amount: 303 }, KEYS.bob))).statusCode).toBe(202)
+  })
+
   it('an expired pending approval is reported by one sweep only, and answers 410', async () => {
     const prefix = testPrefix()
     prefixes.push(prefix)

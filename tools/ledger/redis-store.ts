@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { ToolError } from 'toolgate'
+import { ToolError, type ToolErrorDeclaration } from 'toolgate'
 import { DEMO_ACCOUNTS, type AccountBalance, type LedgerStore, type TransferProposal, type TransferReceipt, type TransferRequest } from './store.js'
 
 /**
@@ -23,6 +23,9 @@ return {'OK', redis.call('HINCRBY', KEYS[1], ARGV[1], -amount), redis.call('HINC
  */
 export class RedisLedgerStore implements LedgerStore {
   readonly currency: string
+  readonly errors: readonly ToolErrorDeclaration[] = [
+    { status: 503, code: 'LEDGER_UNAVAILABLE', description: 'The ledger\'s Redis cannot be reached; retry with the same idempotency key.' },
+  ]
   readonly #redis: Redis
   readonly #key: string
   readonly #seen = new Map<string, number>(Object.entries(DEMO_ACCOUNTS))

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { ToolError } from 'toolgate'
+import { ToolError, type ToolErrorDeclaration } from 'toolgate'
 
 /** Amounts are integer minor units (cents) throughout: no floating point money. */
 export interface AccountBalance {
@@ -39,6 +39,8 @@ export interface TransferReceipt extends TransferRequest {
  */
 export interface LedgerStore {
   readonly currency: string
+  /** The store's own failures beyond the ledger's rules (a remote store that cannot be reached), declared by both tools. */
+  readonly errors: readonly ToolErrorDeclaration[]
   /** Every account, or the named ones (404 when one is unknown), sorted by account id. */
   balances (accounts?: readonly string[]): Promise<AccountBalance[]>
   transfer (request: TransferRequest): Promise<TransferReceipt>
@@ -48,8 +50,15 @@ export interface LedgerStore {
 /** The demo accounts the shipped ledger starts with (cents). */
 export const DEMO_ACCOUNTS: Readonly<Record<string, number>> = { alice: 10_000, bob: 5_000, carol: 0 }
 
+/** The ledger's rules as the tools declare them (`errors`); the schema already refuses bad amounts and `from` = `to`. */
+export const LEDGER_ERRORS = {
+  accountNotFound: { status: 404, code: 'ACCOUNT_NOT_FOUND', description: 'No account has this id; `ledger_balance` lists the accounts.' },
+  insufficientFunds: { status: 409, code: 'INSUFFICIENT_FUNDS', description: 'The account to debit holds less than the amount; nothing moved.' },
+} as const
+
 export class MemoryLedgerStore implements LedgerStore {
   readonly currency: string
+  readonly errors: readonly ToolErrorDeclaration[] = []
   readonly #balances: Map<string, number>
 
   constructor (seed: Readonly<Record<string, number>> = DEMO_ACCOUNTS, currency = 'USD') {

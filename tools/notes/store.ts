@@ -16,6 +16,14 @@ export interface NotesLimits {
   readonly maxNotesTotal: number
 }
 
+/** The failures the store throws, as the notes tools declare them (`errors`): each tool lists those it can reach. */
+export const NOTE_ERRORS = {
+  notFound: { status: 404, code: 'NOTE_NOT_FOUND', description: 'You hold no note with this key; `notes_list` shows your keys.' },
+  exists: { status: 409, code: 'NOTE_EXISTS', description: 'A note with this key exists; send `overwrite: true` to replace it.' },
+  locked: { status: 423, code: 'NOTE_LOCKED', description: 'The note is locked; only an escalated call (`escalate=true`, approved by a person) may replace or delete it.' },
+  full: { status: 507, code: 'NOTES_FULL', description: 'You hold as many notes as you may, or the store is full; delete some first.' },
+} as const
+
 const DEFAULT_NOTES_LIMITS: NotesLimits = { maxNotesPerOwner: 100, maxNotesTotal: 10_000 }
 
 /** What a write would do, computed without doing it (shared by `execute` and the dry run). */

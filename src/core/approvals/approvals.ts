@@ -78,7 +78,7 @@ export class Approvals {
       throw new GatewayError('TOOLGATE_TOO_MANY_APPROVALS', `"${request.requestedBy}" already has ${this.limits.maxPendingPerPrincipal} approvals waiting; retry once some are decided or expired`, { retryAfter: 30 })
     }
     if (created === 'full') {
-      throw new GatewayError('TOOLGATE_TOO_MANY_APPROVALS', `${this.limits.maxPendingTotal} approvals are waiting; retry once some are decided or expired`, { retryAfter: 30 })
+      throw new GatewayError('TOOLGATE_TOO_MANY_APPROVALS', `pending approvals fill the room of ${this.limits.maxPendingTotal} (its last eighth is kept for principals with none waiting); retry once some are decided or expired`, { retryAfter: 30 })
     }
     const record: ApprovalRecord = { ...request, status: 'pending', expiresAt: now + this.ttlMs }
     this.emit({ type: 'requested', record })

@@ -1,8 +1,8 @@
-import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStore, ConsumeResult, ContinuationResult, CreateResult, DecideResult, Decision } from './store.js'
+import { pendingRefusal, type ApprovalLimits, type ApprovalRecord, type ApprovalRequest, type ApprovalStore, type ConsumeResult, type ContinuationResult, type CreateResult, type DecideResult, type Decision } from './store.js'
 
 /**
  * Approvals in this process only: a restart forgets every one of them (the README says so).
- * Bounded: pending records by the limits given to `create`; decided ones are kept for
+ * Bounded: pending records by the limits given to `create`, shared by `pendingRefusal`; decided ones are kept for
  * `retainMs` after they settle (so a repeat of an executed call still finds its approval), and
  * at most `maxRecords` in all, the oldest settled going first.
  */
@@ -25,8 +25,8 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#expire(this.#now())
     if (this.#records.has(request.id)) return 'exists'
     const pending = this.#pendingBy.get(request.requestedBy) ?? 0
-    if (pending >= limits.maxPendingPerPrincipal) return 'principal_full'
-    if (this.#pendingTotal() >= limits.maxPendingTotal) return 'full'
+    const refusal = pendingRefusal(this.#pendingTotal(), pending, limits)
+    if (refusal !== undefined) return refusal
     this.#forgetOld()
     this.#records.set(request.id, { ...request, status: 'pending', expiresAt })
     this.#pending.add(request.id)

@@ -1,3 +1,4 @@
+import { shareRefusal } from '../idempotency/shares.js'
 import type { Effect } from '../tool.js'
 
 /**
@@ -50,6 +51,18 @@ export interface ApprovalRecord extends ApprovalRequest {
 export interface ApprovalLimits {
   readonly maxPendingPerPrincipal: number
   readonly maxPendingTotal: number
+}
+
+/**
+ * Whether a principal holding `mine` pending approvals, of `total` pending in all, may open one
+ * more: the rule idempotency records share (`idempotency/shares.ts`). A principal may hold its
+ * share (`maxPendingPerPrincipal`); the last eighth of `maxPendingTotal` is kept for principals
+ * with none pending, so however few principals fill the rest, one with nothing waiting can
+ * still ask. Every store applies this rule (Redis in its script, with {@link reserveOf}).
+ */
+export function pendingRefusal (total: number, mine: number, limits: ApprovalLimits): 'principal_full' | 'full' | undefined {
+  const refusal = shareRefusal({ used: total, ownerUsed: mine, cost: 1, max: limits.maxPendingTotal, perOwner: limits.maxPendingPerPrincipal, firstRecords: mine === 0 })
+  return refusal === 'owner' ? 'principal_full' : refusal === 'store' ? 'full' : undefined
 }
 
 /** `exists`: a record with this id is already kept (ids derived from an idempotency key repeat). */

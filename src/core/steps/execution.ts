@@ -1,5 +1,6 @@
 import { NONE } from '../call-record.js'
 import { GatewayError, ToolError, UpstreamError, type ToolgateError } from '../errors.js'
+import { declaredFailure } from '../tool-errors.js'
 import type { ToolLimit } from '../options.js'
 import type { Lease } from '../scheduler.js'
 import type { AnyTool, DebugStep } from '../tool.js'
@@ -92,9 +93,13 @@ function resourcesOf (of: ((input: unknown) => readonly string[]) | undefined, i
   }
 }
 
-/** A `ToolError` is the tool failing on purpose, an `UpstreamError` its upstream failing; anything else is a 500 with no internals. */
+/**
+ * A `ToolError` is the tool failing on purpose (as declared: see `declaredFailure`), an
+ * `UpstreamError` its upstream failing; anything else is a 500 with no internals.
+ */
 export function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
-  if (thrown instanceof ToolError || thrown instanceof UpstreamError) return thrown
+  if (thrown instanceof ToolError) return declaredFailure(tool, thrown)
+  if (thrown instanceof UpstreamError) return thrown
   return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`, {}, { cause: thrown })
 }
 

@@ -86,7 +86,7 @@ export class AuditTrail {
       requestId: facts.requestId,
       traceId: facts.traceId,
       approvalId: facts.approvalId,
-    })
+    }, facts.principal)
   }
 
   /** One refusal before the pipeline saw the call (unauthenticated, rate limited, bad transport). */
@@ -94,12 +94,13 @@ export class AuditTrail {
     this.#writer.append({
       event: 'call', time: new Date().toISOString(), principal: facts.principal, source: facts.source, tool: tool.id, kind: tool.kind,
       effects: tool.effects, ...refusal, executed: false, requestId: facts.requestId, traceId: facts.traceId,
-    })
+    }, facts.principal)
   }
 
   /** For the approvals service: call it with every decision (approve, reject, expiry). */
   approvalDecided (decision: ApprovalDecision): void {
-    this.#writer.append({ event: 'approval', time: new Date().toISOString(), ...decision })
+    // An expiry is the gateway's own line; a decision is its decider's.
+    this.#writer.append({ event: 'approval', time: new Date().toISOString(), ...decision }, decision.decidedBy)
   }
 
   /** The chain's head: its last `seq` and `hash`. */

@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
+import { FIRST_RECORDS, shareRefusal } from '../../core/idempotency/shares.js'
 import { chainLine, EMPTY_CHAIN, sha256, type ChainHead } from './chain.js'
 import { verifyAuditText } from './verify.js'
 
@@ -13,6 +14,8 @@ interface Sink {
 
 /** Lines that, queued, are written at once rather than at the end of the interval. */
 const EAGER_LINES = 1_024
+/** Principals a `dropped` record names one by one; the rest are summed under `*`. */
+const NAMED_DROPPERS = 64
 
 export interface AuditWriterOptions {
   /** Lines held while the sink is busy; past this a line is dropped, counted and logged. */
@@ -39,13 +42,23 @@ export interface AuditWriterOptions {
  * at a time drains the whole queue, `flushMs` after the first line it finds waiting (at once
  * when `EAGER_LINES` wait, or on `flush`). A queue at `maxBuffered` drops the line, and the drop
  * itself goes into the chain as a `dropped` record as soon as there is room, so the file says
- * what it is missing.
+ * what it is missing, and whose.
+ *
+ * The queue is shared by the rule of `idempotency/shares.ts`: a principal's lines may fill at
+ * most a quarter of it, and its last eighth is kept for principals with fewer than 16 lines
+ * waiting. A line once chained cannot be taken back (the chain would break), so fairness can
+ * only refuse at `append`: one caller's flood drops its own lines, never the first lines of
+ * anyone else's calls.
  */
 export class AuditWriter {
   #head: ChainHead
   #queue: string[] = []
+  /** Lines of each principal in `#queue`. */
+  #waiting = new Map<string, number>()
   #writing: Promise<void> | undefined
   #dropped = 0
+  /** Of `#dropped`, how many each principal lost. */
+  #droppedBy = new Map<string, number>()
   /** Ends the current wait before a write early (a full batch, `flush`). */
   #wake: (() => void) | undefined
   #hurry = false
@@ -72,20 +85,38 @@ export class AuditWriter {
     return this.#head
   }
 
-  /** Chain `entry` and queue it; never waits. False when the buffer was full (dropped). */
-  append (entry: Readonly<Record<string, unknown>>): boolean {
-    if (this.#queue.length >= this.#options.maxBuffered) {
+  /**
+   * Chain `entry` and queue it; never waits. False when the buffer, or `principal`'s share of
+   * it, was full (dropped). A line of no principal (the gateway's own) meets the overall bound only.
+   */
+  append (entry: Readonly<Record<string, unknown>>, principal?: string): boolean {
+    if (this.#refuses(principal)) {
       this.#dropped++
+      if (principal !== undefined) {
+        const key = this.#droppedBy.has(principal) || this.#droppedBy.size < NAMED_DROPPERS ? principal : '*'
+        this.#droppedBy.set(key, (this.#droppedBy.get(key) ?? 0) + 1)
+      }
       this.#options.onDrop(1, this.#dropped === 1)
       return false
     }
     if (this.#dropped > 0) {
-      this.#enqueue(this.#chain({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped }))
+      const by = this.#droppedBy.size === 0 ? {} : { principals: Object.fromEntries(this.#droppedBy) }
+      this.#enqueue(this.#chain({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped, ...by }))
       this.#options.onDropsRecorded?.(this.#dropped)
       this.#dropped = 0
+      this.#droppedBy = new Map()
     }
+    if (principal !== undefined) this.#waiting.set(principal, (this.#waiting.get(principal) ?? 0) + 1)
     this.#enqueue(this.#chain(entry))
     return true
+  }
+
+  #refuses (principal: string | undefined): boolean {
+    const max = this.#options.maxBuffered
+    const used = this.#queue.length
+    if (principal === undefined) return used >= max
+    const mine = this.#waiting.get(principal) ?? 0
+    return shareRefusal({ used, ownerUsed: mine, cost: 1, max, perOwner: Math.max(1, Math.floor(max / 4)), firstRecords: mine < FIRST_RECORDS }) !== undefined
   }
 
   /** Resolves once every queued line is written (and synced, with `fsync`). */
@@ -125,6 +156,7 @@ export class AuditWriter {
         await this.#pause()
         const batch = this.#queue
         this.#queue = []
+        this.#waiting = new Map()
         try {
           await this.#sink.write(batch.join('\n') + '\n')
           if (fsync) await this.#sink.sync()

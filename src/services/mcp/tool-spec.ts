@@ -79,6 +79,7 @@ function declarationOf (listing: ToolListing): Record<string, unknown> {
     flags: listing.flags,
     timeoutMs: listing.timeoutMs,
     outputSchema: listing.outputSchema,
+    ...(listing.errors === undefined ? {} : { errors: listing.errors }),
     // A fronted tool: its upstream, its own name there, and who declared each field.
     ...(listing.origin === undefined ? {} : { origin: listing.origin }),
   }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import { reserveOf } from '../../core/idempotency/shares.js'
 import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore, ConsumeResult, ContinuationResult, CreateResult, DecideResult, Decision } from '../../core/approvals/store.js'
 
 /*
@@ -9,11 +10,15 @@ import type { ApprovalLimits, ApprovalRecord, ApprovalRequest, ApprovalStatus, A
  * never parsed in Lua (cjson would turn an empty array of the input into an object).
  */
 
+/** The limits by the rule of `pendingRefusal` (core/approvals/store.ts); ARGV[9] is the reserve. */
 const CREATE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 'principal_full' end
-if redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf') >= tonumber(ARGV[5]) then return 'full' end
+local mine = redis.call('ZCARD', KEYS[3])
+local total = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf')
+if total >= tonumber(ARGV[5]) then return 'full' end
+if mine >= tonumber(ARGV[4]) then return 'principal_full' end
+if mine > 0 and total >= tonumber(ARGV[5]) - tonumber(ARGV[9]) then return 'full' end
 redis.call('HSET', KEYS[1], 'req', ARGV[3], 'status', 'pending', 'expiresAt', ARGV[2], 'principal', ARGV[7])
 redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[6]))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[8])
@@ -92,7 +97,7 @@ export class RedisApprovalStore implements ApprovalStore {
   async create (request: ApprovalRequest, expiresAt: number, limits: ApprovalLimits): Promise<CreateResult> {
     return await this.#redis.eval(CREATE, 3, this.#record + request.id, this.#pending, this.#pendingBy + request.requestedBy,
       String(request.requestedAt), String(expiresAt), JSON.stringify(request), String(limits.maxPendingPerPrincipal),
-      String(limits.maxPendingTotal), String(this.#retainMs), request.requestedBy, request.id) as CreateResult
+      String(limits.maxPendingTotal), String(this.#retainMs), request.requestedBy, request.id, String(reserveOf(limits.maxPendingTotal))) as CreateResult
   }
 
   async get (id: string): Promise<ApprovalRecord | undefined> {
