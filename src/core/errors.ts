@@ -56,7 +56,6 @@ export const ERRORS = {
   TOOLGATE_TOOL_FAILED: { status: 500, outcome: 'tool_failed', title: 'Tool failed', solve: 'The tool threw an unexpected error; its log line carries the request id.' },
   TOOLGATE_UPSTREAM_TOOL_ERROR: { status: 502, outcome: 'tool_error', title: 'Upstream tool failed', solve: 'The upstream MCP tool ran and reported an error (`isError`); its text is in `detail`.' },
   TOOLGATE_UPSTREAM_FAILED: { status: 502, outcome: 'tool_failed', title: 'Upstream failed', solve: 'The upstream MCP server or HTTP service refused the call, failed, broke its protocol or lost the connection; if `outcome` is `unknown`, check state before retrying.' },
-  TOOLGATE_UPSTREAM_REJECTED: { status: 400, outcome: 'tool_error', title: 'Refused by the upstream service', solve: 'The upstream HTTP service answered this 4xx status itself; `upstreamBody` has its answer (bounded). Fix the call as it says.' },
   TOOLGATE_INVALID_OUTPUT: { status: 502, outcome: 'invalid_output', title: 'Invalid tool output', solve: 'The tool returned a value its output schema rejects; fix the tool.' },
   TOOLGATE_UNAVAILABLE: { status: 503, outcome: 'unavailable', title: 'Unavailable', solve: 'The gateway is shutting down or overloaded; retry after `Retry-After`.' },
   TOOLGATE_UPSTREAM_UNAVAILABLE: { status: 503, outcome: 'unavailable', title: 'Upstream unavailable', solve: 'The upstream MCP server or HTTP service of this tool is down, restarting or unreachable; retry after `Retry-After`.' },
@@ -118,14 +117,9 @@ export class GatewayError extends ToolgateError {
  * a tool throws that is not a `ToolError` is a 500 with no internals.
  */
 export class UpstreamError extends GatewayError {
-  override readonly status: number
-
-  /** `options.status`: the upstream's own 4xx, for `TOOLGATE_UPSTREAM_REJECTED` only (the catalogue's status otherwise). */
-  constructor (code: ErrorCode, detail?: string, extensions?: Record<string, unknown>, options?: ToolgateErrorOptions & { readonly status?: number }) {
+  constructor (code: ErrorCode, detail?: string, extensions?: Record<string, unknown>, options?: ToolgateErrorOptions) {
     super(code, detail, extensions, options)
     this.name = 'UpstreamError'
-    const status = options?.status
-    this.status = code === 'TOOLGATE_UPSTREAM_REJECTED' && status !== undefined && Number.isInteger(status) && status >= 400 && status <= 499 ? status : ERRORS[code].status
   }
 }
 

@@ -18,6 +18,11 @@ export const GATEWAY_CALL_STATUSES: readonly number[] = [...new Set(Object.value
  */
 const ANY_CALL_STATUSES: ReadonlySet<number> = new Set(GATEWAY_CALL_STATUSES.filter(s => s !== 410 && s !== 504))
 
+/** Whether every tool operation documents `status`, whatever the tool declares. */
+export function isAnyCallStatus (status: number): boolean {
+  return ANY_CALL_STATUSES.has(status)
+}
+
 /**
  * The `ToolError` as the caller gets it: as thrown when its status is one every operation
  * documents or when the tool declares it (status and code); otherwise a 500 tool failure, since

@@ -52,7 +52,7 @@ const DOCUMENT = {
       post: {
         operationId: 'writeFault',
         parameters: [{ name: 'kind', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } } },
+        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } }, 423: { description: 'The item is locked.' } },
       },
     },
   },
@@ -94,6 +94,8 @@ beforeAll(async () => {
         case 'busy': return answer(response, 503, { error: 'busy' }, { 'retry-after': '7' })
         case 'slow-down': return answer(response, 429, { error: 'slow down' }, { 'retry-after': '3' })
         case 'hang': return undefined
+        case 'locked': return answer(response, 423, { error: 'locked' })
+        case 'teapot': return answer(response, 418, { error: 'a teapot' })
         case 'close': return request.socket.destroy()
         case 'big': return answer(response, 200, { name: 'x'.repeat(300_000) })
         case 'off': return answer(response, 200, { nome: 'misspelt' })
@@ -225,7 +227,7 @@ describe('what a caller can put in each parameter', { timeout: SLOW.PROCESS_MS }
     const app = await gateway()
     const missing = await call(app, 'svc_get_item', { id: 'missing' })
     expect(missing.statusCode).toBe(404)
-    expect(missing.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_REJECTED', upstreamStatus: 404 })
+    expect(missing.json()).toMatchObject({ code: 'UPSTREAM_404', upstreamStatus: 404 })
     expect(missing.body).not.toContain(SERVICE_SECRET)
     expect(missing.body).toContain('[redacted]')
     const dry = await app.inject({ method: 'POST', url: '/tools/svc_get_item?dryRun=true', payload: { id: 'a' }, headers: alice })
@@ -253,6 +255,19 @@ describe('what a service can do wrong', { timeout: SLOW.PROCESS_MS }, () => {
     const slow = await call(app, 'svc_read_fault', { kind: 'slow-down' })
     expect(slow.statusCode).toBe(429)
     expect(slow.headers['retry-after']).toBe('3')
+  })
+
+  it('a 4xx its document declares keeps its status, documented on the operation; one no document has is a 502', async () => {
+    const app = await gateway()
+    const locked = await call(app, 'svc_write_fault', { kind: 'locked' })
+    expect(locked.statusCode).toBe(423)
+    expect(locked.json()).toMatchObject({ code: 'UPSTREAM_423', upstreamBody: { error: 'locked' } })
+    const operation = (app.openapiDocument() as { paths: Record<string, { post: { responses: Record<string, { description: string }> } }> }).paths['/tools/svc_write_fault']!.post
+    expect(operation.responses['423']!.description).toContain('UPSTREAM_423')
+    expect((app.openapiDocument() as { paths: Record<string, { post: { responses: Record<string, unknown> } }> }).paths['/tools/svc_read_fault']!.post.responses['423']).toBeUndefined()
+    const teapot = await call(app, 'svc_write_fault', { kind: 'teapot' })
+    expect(teapot.statusCode).toBe(502)
+    expect(teapot.json().code).toBe('TOOLGATE_UPSTREAM_FAILED')
   })
 
   it('a service that hangs: 504 at the tool\'s timeout, and the connection is closed under it', async () => {

@@ -96,7 +96,7 @@ describe('OpenAPI services behind the gateway (Prism on the petstore documents)'
     // deletePet documents only 400, which Prism answers.
     const refused = await post('pets_delete_pet', { petId: 7 })
     expect(refused.statusCode).toBe(400)
-    expect(refused.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_REJECTED', upstreamStatus: 400, upstream: 'pets' })
+    expect(refused.json()).toMatchObject({ code: 'UPSTREAM_400', upstreamStatus: 400, upstream: 'pets' })
   })
 
   it('a service whose credentials are missing is the operator\'s fault: 502, not the caller\'s 401', async () => {

@@ -29,8 +29,8 @@ export interface OperationPlan {
   readonly accept: string
   readonly inputSchema: Json
   readonly outputSchema: Json
-  /** The 4xx statuses the document says the operation answers. */
-  readonly clientErrors: readonly number[]
+  /** The 4xx statuses the document says the operation answers, with its descriptions. */
+  readonly clientErrors: ReadonlyArray<{ readonly status: number, readonly description: string }>
   readonly summary?: string
   readonly description?: string
 }
@@ -51,6 +51,11 @@ const PATH_STYLES = new Set(['simple', 'label', 'matrix'])
 const SEGMENT_RULE = { minLength: 1, not: { enum: ['.', '..'] } }
 /** A header value holds no line break and no NUL. */
 const HEADER_RULE = { pattern: '^[^\\r\\n\\u0000]*$' }
+
+/** The stable code of a service's own 4xx: `UPSTREAM_404`. */
+export function serviceErrorCode (status: number): string {
+  return `UPSTREAM_${status}`
+}
 
 /** The name of an operation: its operationId, or its method and path. */
 function operationName (operation: OpenApiOperation): string {
@@ -132,7 +137,7 @@ export function planOperation (document: OpenApiDocument, operation: OpenApiOper
       accept: output.json ? 'application/json' : '*/*',
       inputSchema: withDefs({ type: 'object', properties, ...(required.length === 0 ? {} : { required }), additionalProperties: false }),
       outputSchema: withDefs(output.schema),
-      clientErrors: Object.keys(operation.responses).filter(s => /^4\d\d$/.test(s)).map(Number),
+      clientErrors: Object.entries(operation.responses).filter(([status]) => /^4\d\d$/.test(status)).map(([status, response]) => ({ status: Number(status), description: response.description?.trim() ?? '' })),
       ...(operation.summary === undefined ? {} : { summary: operation.summary }),
       ...(operation.description === undefined ? {} : { description: operation.description }),
     },

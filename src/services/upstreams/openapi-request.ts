@@ -29,7 +29,10 @@ export function buildRequest (plan: OperationPlan, basePath: string, input: Read
   const values = new Map<string, unknown>()
   for (const { property, parameter } of plan.parameters) {
     const value = input[property]
-    if (value !== undefined) values.set(parameter.in + '\0' + parameter.name, value)
+    if (value === undefined) continue
+    // A lone surrogate has no UTF-8 form: it cannot be percent-encoded, nor sent in a header.
+    if (!wellFormed(value)) throw invalid(property, 'holds a lone UTF-16 surrogate, which has no UTF-8 form')
+    values.set(parameter.in + '\0' + parameter.name, value)
   }
   let path = plan.path
   const query: string[] = []
@@ -138,6 +141,16 @@ function formOf (body: unknown): string {
     }
   }
   return form.toString()
+}
+
+/** With the `u` flag a pair is one code point: only a lone surrogate is in category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+function wellFormed (value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value)
+  if (Array.isArray(value)) return value.every(wellFormed)
+  if (isRecord(value)) return Object.entries(value).every(([key, v]) => !LONE_SURROGATE.test(key) && wellFormed(v))
+  return true
 }
 
 function isRecord (value: unknown): value is Record<string, unknown> {

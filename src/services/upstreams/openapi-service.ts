@@ -1,4 +1,5 @@
-import { UpstreamError } from '../../core/errors.js'
+import { ToolError, UpstreamError } from '../../core/errors.js'
+import { isAnyCallStatus } from '../../core/tool-errors.js'
 import type { TraceContext } from '../../core/tool.js'
 import { compileGlob } from '../auth/glob.js'
 import { ConfigError } from '../config.js'
@@ -7,7 +8,7 @@ import type { UpstreamLog, UpstreamStatus } from './connection.js'
 import { baseUrlProblem, type OpenApiServiceConfig } from './file.js'
 import { readOpenApiDocument } from './openapi-document.js'
 import { HttpFailure, ServiceHttp, type HttpAnswer } from './openapi-http.js'
-import { isJson, operationIdPart, planOperation, type OperationPlan } from './openapi-operation.js'
+import { isJson, operationIdPart, planOperation, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
 import { buildRequest } from './openapi-request.js'
 import { Slots } from './slots.js'
 
@@ -215,13 +216,18 @@ export class OpenApiService {
       throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `service "${this.config.name}" refused the gateway's own credentials (HTTP ${status}); the operator must fix its headers`)
     }
     if (status >= 400 && status < 500) {
+      // A status its document does not give, and that no operation documents, would be in no document: the service broke its own.
+      if (!isAnyCallStatus(status) && !plan.clientErrors.some(error => error.status === status)) {
+        this.#logAnswer(plan, answer, 'the service answered a 4xx its document does not declare')
+        throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `service "${this.config.name}" answered ${status}, which its document does not declare for this operation`)
+      }
       const retryAfter = status === 429 ? retryAfterOf(answer) : undefined
-      throw new UpstreamError('TOOLGATE_UPSTREAM_REJECTED', `service "${this.config.name}" answered ${status}`, {
+      throw new ToolError(status, serviceErrorCode(status), `service "${this.config.name}" answered ${status}`, {
         upstream: this.config.name,
         upstreamStatus: status,
         upstreamBody: this.#bodyOf(answer),
         ...(retryAfter === undefined ? {} : { retryAfter }),
-      }, { status })
+      })
     }
     this.#logAnswer(plan, answer, 'the service failed')
     if (status === 503) throw new UpstreamError('TOOLGATE_UPSTREAM_UNAVAILABLE', `service "${this.config.name}" is unavailable`, { retryAfter: retryAfterOf(answer) ?? 1, upstream: this.config.name })
