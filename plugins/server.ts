@@ -61,7 +61,8 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
     }
     process.once('SIGTERM', () => { stop('SIGTERM') })
     process.once('SIGINT', () => { stop('SIGINT') })
-    if (toolsDir !== undefined) {
+    // SIGHUP reloads the tools folder and reads every OpenAPI document of the upstreams file again.
+    if (toolsDir !== undefined || config.upstreamsFile !== undefined) {
       const onHangup = (): void => { if (!stopping) reload() }
       process.on('SIGHUP', onHangup)
       app.addHook('onClose', async () => { process.off('SIGHUP', onHangup) })

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { freePort } from '../../scripts/lib/free-port.js'
 import { SLOW } from '../slow.js'
-import { EVERYTHING, MEMORY, eventually, isRunning } from '../upstreams/helpers.js'
+import { EVERYTHING, MEMORY, eventually, isRunning, petstore } from '../upstreams/helpers.js'
 
 // `toolgate serve --upstreams` and `toolgate list --upstreams` as they ship (the compiled
 // command), in a folder with no tools folder at all: the upstream tools alone.
@@ -68,6 +68,19 @@ describe('toolgate serve --upstreams', { timeout: SLOW.PROCESS_MS }, () => {
     const line = (id: string) => listed.stdout.split('\n').find(row => row.startsWith(id + ' '))!
     expect(line('memory_delete_entities')).toMatch(/irreversible .* memory\/delete_entities +isReadOnly=upstream isConcurrencySafe=upstream$/)
     expect(line('everything_echo')).toMatch(/everything\/echo +effects=upstream isReadOnly=upstream isConcurrencySafe=upstream$/)
+  })
+
+  it('toolgate list --upstreams shows an OpenAPI service\'s operations with their method defaults, no network needed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-upstreams-cli-'))
+    writeFileSync(join(dir, 'up.json'), JSON.stringify({
+      openapi: { pets: { document: petstore('3.0'), baseUrl: 'http://127.0.0.1:9', include: ['getPetById', 'deletePet'] } },
+      tools: { pets_delete_pet: { requiresApproval: true } },
+    }))
+    const listed = spawnSync(process.execPath, [bin, 'list', '--upstreams', 'up.json'], { cwd: dir, encoding: 'utf8', timeout: SLOW.PROCESS_MS / 2 })
+    expect(listed.status, listed.stderr).toBe(0)
+    const line = (id: string) => listed.stdout.split('\n').find(row => row.startsWith(id + ' '))!
+    expect(line('pets_get_pet_by_id')).toMatch(/read-only,concurrency-safe .*pets\/getPetById/)
+    expect(line('pets_delete_pet')).toMatch(/external,irreversible .*pets\/deletePet .*isReadOnly=default/)
   })
 
   it('a bad upstreams file stops start-up with the server and key named, and exit code 1', () => {

@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { freePort } from '../../scripts/lib/free-port.js'
+
+export { freePort }
 
 const require = createRequire(import.meta.url)
 
@@ -58,15 +61,6 @@ export function isRunning (pid: number): boolean {
   } catch {
     return false
   }
-}
-
-/** A port nothing listens on (at the time of asking). */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  return await new Promise(resolve => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo
-    server.close(() => { resolve(port) })
-  }))
 }
 
 /** A petstore document of `@readme/oas-examples` (`3.0` or `3.1`). */
