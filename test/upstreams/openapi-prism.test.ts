@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -6,7 +8,7 @@ import { buildApp } from '../../plugins/app.js'
 import { loadConfig } from '../../src/services/config.js'
 import { API_KEYS, KEYS } from '../approvals/helpers.js'
 import { SLOW } from '../slow.js'
-import { petstore, startPrism, upstreamsFile, type Prism } from './helpers.js'
+import { petstore, startPrism, tempDir, upstreamsFile, type Prism } from './helpers.js'
 
 /*
  * HTTP APIs nobody here wrote, behind the gateway: Prism mocks the petstore documents of
@@ -20,6 +22,7 @@ let app: FastifyInstance
 let url: string
 const alice = { 'x-api-key': KEYS.alice }
 const SERVICE_KEY = 'petstore-service-key-0123'
+const auditLog = join(tempDir(), 'audit.log')
 
 beforeAll(async () => {
   const [old, modern] = await Promise.all([startPrism(petstore('3.0')), startPrism(petstore('3.1'))])
@@ -36,7 +39,7 @@ beforeAll(async () => {
       pets_place_order: { requiresApproval: 'input.body.quantity > 10' },
     },
   })
-  app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [] })
+  app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file, auditLog, auditLogInputs: true }), tools: [] })
   url = await app.listen({ host: '127.0.0.1', port: 0 })
 }, SLOW.PROCESS_MS)
 
@@ -146,6 +149,18 @@ describe('OpenAPI services behind the gateway (Prism on the petstore documents)'
         expect(exported.body).toContain('pets_place_order')
       }
     }
+  })
+
+  it('counts every call in the metrics with the operation\'s effects, and audits it with no trace of the service\'s credentials', async () => {
+    await post('pets_get_pet_by_id', { petId: 9 })
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/toolgate_tool_calls_total\{[^}]*tool="pets_get_pet_by_id"[^}]*\} [1-9]/)
+    expect(metrics).toMatch(/toolgate_tool_calls_total\{[^}]*tool="pets_get_pet_by_id",kind="http",effects="external",outcome="ok"\} [1-9]/)
+    await app.inject({ method: 'POST', url: '/tools/pets_place_order', payload: { body: { petId: 7, quantity: 1 } }, headers: alice })
+    await app.audit!.flush()
+    const audit = readFileSync(auditLog, 'utf8')
+    expect(audit).toContain('"pets_place_order"')
+    expect(audit).not.toContain(SERVICE_KEY)
   })
 
   it('serves them on POST /mcp to the MCP SDK client', async () => {
