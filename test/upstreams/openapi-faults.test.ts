@@ -85,6 +85,7 @@ beforeAll(async () => {
     request.on('end', () => {
       seen.push({ method: request.method!, url: request.url!, headers: request.headers, body: Buffer.concat(chunks).toString() })
       const kind = /^\/fault\/([^/?]+)/.exec(request.url!)?.[1]
+      if (request.url === '/openapi.json') return answer(response, 200, DOCUMENT)
       if (kind === undefined) {
         if (request.url!.startsWith('/items/missing')) return answer(response, 404, { error: `no such item; your key was ${String(request.headers['x-service-key'])}` })
         return answer(response, request.method === 'POST' ? 201 : 200, { name: 'item' })
@@ -371,6 +372,21 @@ describe('documents that change or cannot be read', { timeout: SLOW.PROCESS_MS }
       const file = upstreamsFile({ openapi: { broken: { document, baseUrl: serviceUrl } } })
       await expect(buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [] })).rejects.toThrow(/openapi service "broken"/)
     }
+  })
+
+  it('reads a document from a URL, and the service\'s base URL from its servers when the file gives none', async () => {
+    const file = upstreamsFile({ openapi: { svc: { document: `${serviceUrl}/openapi.json` } } })
+    await expect(buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [] })).rejects.toThrow(/names no absolute server URL; set "baseUrl"/)
+    const withServers = join(tempDir(), 'servers.json')
+    writeFileSync(withServers, JSON.stringify({ ...DOCUMENT, servers: [{ url: `${serviceUrl}/{stage}`, variables: { stage: { default: 'v1' } } }] }))
+    const app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: upstreamsFile({ openapi: { svc: { document: withServers } } }) }), tools: [] })
+    apps.push(app)
+    const from = seen.length
+    expect((await call(app, 'svc_get_item', { id: 'a' })).statusCode).toBe(200)
+    expect(since(from)[0]!.url).toBe('/v1/items/a')
+    const byUrl = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: upstreamsFile({ openapi: { svc: { document: `${serviceUrl}/openapi.json`, baseUrl: serviceUrl } } }) }), tools: [] })
+    apps.push(byUrl)
+    expect(byUrl.catalog.current.tools.map(tool => tool.id)).toContain('svc_create_item')
   })
 
   it('a reload reads the document again; one that cannot be read keeps the serving catalog', async () => {

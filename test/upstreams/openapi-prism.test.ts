@@ -85,6 +85,14 @@ describe('OpenAPI services behind the gateway (Prism on the petstore documents)'
     }
   })
 
+  it('runs read-only operations in plan mode and refuses the others', async () => {
+    const read = await app.inject({ method: 'POST', url: '/tools/pets_get_pet_by_id?mode=plan', payload: { petId: 7 }, headers: alice })
+    expect(read.statusCode).toBe(200)
+    const write = await app.inject({ method: 'POST', url: '/tools/pets_delete_pet?mode=plan', payload: { petId: 7 }, headers: alice })
+    expect(write.statusCode).toBe(403)
+    expect(write.json().code).toBe('TOOLGATE_PLAN_MODE')
+  })
+
   it('refuses input off the document before anything is sent', async () => {
     const wrong = await post('pets_get_pet_by_id', { petId: 'seven' })
     expect(wrong.statusCode).toBe(400)

@@ -49,16 +49,38 @@ export interface OpenApiDocument {
 }
 
 const READ_TIMEOUT_MS = 10_000
+/** The largest document read from a URL. */
+const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+
+/** A document URL's body, as text: at most `MAX_DOCUMENT_BYTES`, within `READ_TIMEOUT_MS`. */
+async function readBounded (url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(READ_TIMEOUT_MS), headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' } })
+  if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of response.body) {
+    size += chunk.byteLength
+    if (size > MAX_DOCUMENT_BYTES) throw new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
 
 /** Read, bundle and walk the document of service `service`. Throws a `ConfigError` naming the service. */
 export async function readOpenApiDocument (service: string, location: string): Promise<OpenApiDocument> {
   const fail = (problem: string): never => { throw new ConfigError(`openapi service "${service}": its document ${location} ${problem}`) }
   let root: Json
   try {
+    const remote = /^https?:\/\//i.test(location)
     root = await SwaggerParser.bundle(location, {
-      resolve: { http: { timeout: READ_TIMEOUT_MS, redirects: 3, withCredentials: false } },
+      resolve: {
+        // The operator named this URL, loopback or not: the gateway reads it itself (bounded). A
+        // `$ref` inside the document goes through the parser's resolver, which refuses internal addresses.
+        ...(remote ? { operator: { order: 0, canRead: (file: { url: string }) => file.url === location, read: async () => await readBounded(location) } } : {}),
+        http: { timeout: READ_TIMEOUT_MS, redirects: 3, withCredentials: false },
+      },
       timeoutMs: READ_TIMEOUT_MS,
-    }) as unknown as Json
+    } as SwaggerParser.Options) as unknown as Json
   } catch (error) {
     return fail(`cannot be read or parsed: ${firstLine(error)}`)
   }
