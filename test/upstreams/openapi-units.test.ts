@@ -127,6 +127,11 @@ describe('an operation as one input object', () => {
     }), { numRuns: 500 })
   }, SLOW.CPU_MS)
 
+  it('encodes a cookie value, so it cannot add a cookie', () => {
+    const plan = planOf(operation({ parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { name: 'sess', in: 'cookie', required: false, schema: { type: 'string' } }] }))
+    expect(buildRequest(plan, '/', { id: 'a', sess: 'x; admin=1' }).headers).toEqual({ cookie: 'sess=x%3B%20admin%3D1' })
+  })
+
   it('refuses a value that has no UTF-8 form or would move the path, naming the property', () => {
     const plan = planOf(operation())
     for (const input of [{ id: '\ud800' }, { id: 'a', tags: ['ok', '\udc00'] }, { id: '..' }]) {

@@ -173,7 +173,8 @@ export class Upstreams {
    */
   #declare (server: string, offered: readonly Offered[], also?: ReadonlyMap<string, Tools>): Tools {
     const others = new Map<string, string>()
-    for (const [name, tools] of [...this.#tools, ...(also ?? [])]) {
+    // What this pass declared replaces what that upstream had.
+    for (const [name, tools] of new Map([...this.#tools, ...(also ?? [])])) {
       if (name !== server) for (const tool of tools) others.set(tool.id, `${name}/${tool.origin?.name ?? tool.id}`)
     }
     const seen = new Map<string, string>()
