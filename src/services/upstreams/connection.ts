@@ -2,6 +2,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, typ
 import { UpstreamError } from '../../core/errors.js'
 import { VERSION } from '../version.js'
 import type { ServerConfig } from './file.js'
+import { CallChannel } from './call-channel.js'
 import { ChildTransport } from './stdio-transport.js'
 import { remoteTransport } from './remote-transport.js'
 import { Slots } from './slots.js'
@@ -75,6 +76,8 @@ export class UpstreamConnection {
   #state: UpstreamState = 'starting'
   #since = Date.now()
   #client: Client | undefined
+  /** The transport under `#client`, which answers the 2025-11-25 era's `tools/call` itself. */
+  #channel: CallChannel | undefined
   #tools: readonly McpToolInfo[] = []
   #restarts = 0
   #attempt = 0
@@ -139,10 +142,12 @@ export class UpstreamConnection {
 
   async #send (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
     const client = this.#client
-    if (this.#state !== 'up' || client === undefined) throw this.#unavailable()
+    const channel = this.#channel
+    if (this.#state !== 'up' || client === undefined || channel === undefined) throw this.#unavailable()
     const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
     try {
-      // The pipeline's hard timeout aborts `signal` (and the SDK then sends notifications/cancelled).
+      // The pipeline's hard timeout aborts `signal`, and notifications/cancelled goes out.
+      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call.signal)
       return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
     } catch (error) {
       if (call.signal.aborted) throw error
@@ -183,7 +188,7 @@ export class UpstreamConnection {
 
   async #connect (): Promise<void> {
     if (this.#state === 'closed') return
-    const transport = this.#transport()
+    const transport = new CallChannel(this.#transport())
     const client = new Client({ name: 'toolgate', version: VERSION }, {
       capabilities: {},
       // Structured content is checked by the tool's parseOutput, like every tool's output (502 TOOLGATE_INVALID_OUTPUT): not twice.
@@ -200,6 +205,7 @@ export class UpstreamConnection {
       },
     })
     this.#client = client
+    this.#channel = transport
     const timeout = this.#options.connectTimeoutMs ?? 30_000
     try {
       await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
@@ -214,7 +220,7 @@ export class UpstreamConnection {
       this.#lastError = undefined
       this.#setState('up')
       this.#setTools(tools)
-      this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: (transport as { pid?: number }).pid }, 'upstream connected')
+      this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: transport.pid }, 'upstream connected')
       for (const waiter of [...this.#waiters]) waiter()
     } catch (error) {
       await client.close().catch(() => undefined)
