@@ -2,14 +2,17 @@
  * What fronting an MCP server costs: server-everything's `echo` over stdio, called
  *  - directly by the MCP SDK client (the reference),
  *  - through toolgate over REST (`POST /tools/everything_echo`, the gateway in its own process),
+ *  - a local tool of that gateway that answers the same (`POST /tools/echo`): the gateway's floor,
  *  - through toolgate's own `POST /mcp` by the MCP SDK client,
  * with the same number of calls in flight, in interleaved rounds, from this one process.
  *
- *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8] [--only rest,mcp] [--profile DIR]
+ *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8] [--only rest,local,mcp] [--profile DIR]
  *
  * Each row also says what one call cost every process in CPU (this one, the gateway, the MCP
  * server), from /proc: on a machine of two cores, three busy processes (load, gateway, server)
  * share what two (load, server) have on the direct path, and those figures give the ceiling.
+ * The REST load is a bare keep-alive client (bench/lib/raw-http.ts): node:http cost this process
+ * twice the whole direct call, which would measure the load generator instead of the gateway.
  * `--profile DIR` starts the gateway with `--cpu-prof` (the profile is written at its exit).
  *
  * Every path ends in the same kind of server process, so the ratio is what the gateway adds:
@@ -18,7 +21,6 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { Agent, request } from 'node:http'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -30,6 +32,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { freePort } from '../scripts/lib/free-port.js'
 import { flag, numberFlag } from './lib/args.js'
 import { processCpuSeconds } from './lib/cpu.js'
+import { RawHttpClient } from './lib/raw-http.js'
 
 const rounds = numberFlag('rounds', 3)
 const seconds = numberFlag('seconds', 5)
@@ -59,8 +62,8 @@ await direct.connect(directTransport)
 const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-upstream-'))
 writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], maxInFlight: 64 } } }))
 const port = await freePort()
-const gateway = spawn(process.execPath, ['--max-semi-space-size=4', ...(profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profile]), bin, 'serve', '--upstreams', 'mcp.json'], {
-  cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), LOG_LEVEL: 'warn', MAX_QUEUE_PER_SESSION: '1000' }, stdio: ['ignore', 'ignore', 'inherit'],
+const gateway = spawn(process.execPath, ['--max-semi-space-size=' + String(numberFlag('semi-space', 4)), ...(profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profile]), bin, 'serve', '--upstreams', 'mcp.json'], {
+  cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), TOOLS_DIR: fileURLToPath(new URL('targets/upstream-local', import.meta.url)), LOG_LEVEL: 'warn', MAX_QUEUE_PER_SESSION: '1000' }, stdio: ['ignore', 'ignore', 'inherit'],
 })
 const base = `http://127.0.0.1:${port}`
 for (let tries = 0; ; tries++) {
@@ -84,19 +87,10 @@ const viaMcp = new Client({ name: 'bench', version: '1.0.0' })
 await viaMcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
 
 const body = JSON.stringify({ message: 'hello' })
-// node:http with keep-alive, not fetch: fetch costs this process more per request than the
-// whole direct call, which would measure the load generator instead of the gateway.
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-function post (path: string, session: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session } }, res => {
-      res.resume()
-      res.on('end', () => { resolve(res.statusCode ?? 0) })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+// One connection per worker, and one session: echo is not read-only without an operator's word,
+// so calls of one session run one at a time.
+const rest = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/everything_echo', body, { 'x-session-id': `w${i}` })))
+const local = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/echo', body, { 'x-session-id': `w${i}` })))
 const allPaths: Path[] = [
   { id: 'sdk client -> stdio', short: 'direct', pids: () => ({ server: directTransport.pid ?? undefined }), call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
   {
@@ -104,8 +98,16 @@ const allPaths: Path[] = [
     short: 'rest',
     pids: viaGateway,
     call: async (i) => {
-      // One session per worker: echo is not read-only without an operator's word, so calls of one session run one at a time.
-      const status = await post(`/tools/everything_echo`, `w${i}`)
+      const status = await rest[i]!.call()
+      if (status !== 200) throw new Error(`status ${status}`)
+    },
+  },
+  {
+    id: 'toolgate REST, local',
+    short: 'local',
+    pids: () => ({ gateway: gateway.pid }),
+    call: async (i) => {
+      const status = await local[i]!.call()
       if (status !== 200) throw new Error(`status ${status}`)
     },
   },
@@ -172,7 +174,7 @@ for (const row of summary) {
   process.stdout.write(`${row.id.padEnd(24)} ${Math.round(row.rps).toString().padStart(6)} calls/s  ${(row.rps / reference.rps).toFixed(2)}x  p50 ${row.p50.toFixed(2)} ms (+${(row.p50 - reference.p50).toFixed(2)})  p99 ${row.p99.toFixed(2)} ms  CPU us/call: ${cpu}\n`)
 }
 
-agent.destroy()
+for (const client of [...rest, ...local]) client.close()
 await direct.close()
 await viaMcp.close()
 gateway.kill('SIGTERM')
