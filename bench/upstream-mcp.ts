@@ -43,7 +43,8 @@ const profile = flag('profile')
 const require = createRequire(import.meta.url)
 const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json')
 const everything = join(dirname(manifest), 'dist/index.js')
-const bin = fileURLToPath(new URL('../dist/bin/toolgate.js', import.meta.url))
+// --gateway PATH: another build's entry, to compare two builds on the same machine in turn.
+const bin = flag('gateway') ?? fileURLToPath(new URL('../dist/bin/toolgate.js', import.meta.url))
 
 interface Path {
   readonly id: string
