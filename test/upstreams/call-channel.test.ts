@@ -68,7 +68,7 @@ describe('CallChannel', () => {
     const fake = await connected()
     for (const result of RESULTS) {
       fake.answer = { result }
-      const ours = await verdict(fake.channel.callTool({ name: 't', arguments: {} }, new AbortController().signal))
+      const ours = await verdict(fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal }))
       const theirs = await verdict(fake.client.callTool({ name: 't', arguments: {} }))
       expect(ours, JSON.stringify(result)).toEqual(theirs)
     }
@@ -79,7 +79,7 @@ describe('CallChannel', () => {
     const fake = await connected()
     for (const result of ['a string', null, []]) {
       fake.answer = { result }
-      expect(await verdict(fake.channel.callTool({ name: 't', arguments: {} }, new AbortController().signal))).toEqual({ failed: 'sdk INVALID_RESULT' })
+      expect(await verdict(fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal }))).toEqual({ failed: 'sdk INVALID_RESULT' })
       expect(await verdict(fake.client.callTool({ name: 't', arguments: {} }, { timeout: 50 }))).toEqual({ failed: 'sdk REQUEST_TIMEOUT' })
     }
     await fake.client.close()
@@ -88,7 +88,7 @@ describe('CallChannel', () => {
   it('answers a JSON-RPC error as the ProtocolError the SDK client throws', async () => {
     const fake = await connected()
     fake.answer = { error: { code: -32602, message: 'unknown tool' } }
-    const ours = await verdict(fake.channel.callTool({ name: 't', arguments: {} }, new AbortController().signal))
+    const ours = await verdict(fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal }))
     expect(ours).toEqual(await verdict(fake.client.callTool({ name: 't', arguments: {} })))
     expect(ours).toMatchObject({ failed: expect.stringContaining('protocol -32602') })
     await fake.client.close()
@@ -98,7 +98,7 @@ describe('CallChannel', () => {
     const fake = await connected()
     fake.answer = 'never'
     const abort = new AbortController()
-    const calling = fake.channel.callTool({ name: 't', arguments: {} }, abort.signal)
+    const calling = fake.channel.callTool({ name: 't', arguments: {} }, { signal: abort.signal })
     abort.abort(new Error('timed out'))
     await expect(calling).rejects.toThrow('timed out')
     await new Promise(resolve => setImmediate(resolve))
@@ -107,17 +107,34 @@ describe('CallChannel', () => {
     await fake.client.close()
   })
 
+  it('listens through onAbort when the call has one, never making its signal', async () => {
+    const fake = await connected()
+    fake.answer = 'never'
+    let abort: ((reason: Error) => void) | undefined
+    const call = { get signal (): AbortSignal { throw new Error('the signal was read') }, onAbort: (listener: (reason: Error) => void) => { abort = listener; return () => { abort = undefined } } }
+    const calling = fake.channel.callTool({ name: 't', arguments: {} }, call)
+    abort!(new Error('cancelled'))
+    await expect(calling).rejects.toThrow('cancelled')
+    expect(abort).toBeUndefined()
+    await new Promise(resolve => setImmediate(resolve))
+    expect(fake.seen.at(-1)).toMatchObject({ method: 'notifications/cancelled' })
+    fake.answer = { result: { content: [] } }
+    expect(await fake.channel.callTool({ name: 't', arguments: {} }, call)).toEqual({ content: [] })
+    expect(abort).toBeUndefined()
+    await fake.client.close()
+  })
+
   it('a transport that closes fails the calls in flight as a lost connection', async () => {
     const fake = await connected()
     fake.answer = 'never'
-    const calling = fake.channel.callTool({ name: 't', arguments: {} }, new AbortController().signal)
+    const calling = fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal })
     await fake.client.close()
     await expect(calling).rejects.toSatisfy(error => SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed)
   })
 
   it('passes every other message to the client: its own calls still work beside ours', async () => {
     const fake = await connected()
-    const [listed, called] = await Promise.all([fake.client.listTools(), fake.channel.callTool({ name: 't', arguments: {} }, new AbortController().signal)])
+    const [listed, called] = await Promise.all([fake.client.listTools(), fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal })])
     expect(listed.tools.map(tool => tool.name)).toEqual(['t'])
     expect(called).toEqual({ content: [] })
     await fake.client.close()

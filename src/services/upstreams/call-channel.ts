@@ -16,8 +16,29 @@ import { ProtocolError, SdkError, SdkErrorCode, specTypeSchemas, type CallToolRe
 interface Pending {
   readonly resolve: (result: CallToolResult) => void
   readonly reject: (error: unknown) => void
+  /** Stops listening for the abort. */
+  stop: () => void
+}
+
+/** Where a call's abort comes from: `onAbort` when there is one (no signal is made), else the signal. */
+export interface CallAbort {
   readonly signal: AbortSignal
-  readonly aborted: () => void
+  readonly onAbort?: ((listener: (reason: Error) => void) => () => void) | undefined
+}
+
+const ONCE = Object.freeze({ once: true })
+const noop = (): void => {}
+
+function listen (call: CallAbort, listener: (reason: unknown) => void): () => void {
+  if (call.onAbort !== undefined) return call.onAbort(listener)
+  const { signal } = call
+  if (signal.aborted) {
+    listener(signal.reason)
+    return noop
+  }
+  const aborted = (): void => { listener(signal.reason) }
+  signal.addEventListener('abort', aborted, ONCE)
+  return () => { signal.removeEventListener('abort', aborted) }
 }
 
 /** Keys of other result families: without `content`, such a body is not a tool result (as the SDK rules). */
@@ -59,18 +80,22 @@ export class CallChannel implements Transport {
   setSupportedProtocolVersions (versions: string[]): void { this.#inner.setSupportedProtocolVersions?.(versions) }
 
   /** `tools/call`; only for a connection that negotiated the 2025-11-25 era (its requests carry no envelope). */
-  async callTool (params: { name: string, arguments: Record<string, unknown>, _meta?: Record<string, unknown> }, signal: AbortSignal): Promise<CallToolResult> {
-    if (signal.aborted) throw signal.reason
+  async callTool (params: { name: string, arguments: Record<string, unknown>, _meta?: Record<string, unknown> }, call: CallAbort): Promise<CallToolResult> {
     const id = `tg-${++this.#next}`
     return await new Promise<CallToolResult>((resolve, reject) => {
-      const aborted = (): void => {
-        this.#settle(id, pending)
-        this.#inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason) } }).catch((error: unknown) => { this.onerror?.(new Error(`failed to send the cancellation: ${String(error)}`)) })
-        reject(signal.reason)
-      }
-      const pending: Pending = { resolve, reject, signal, aborted }
+      let sent = false
+      const pending: Pending = { resolve, reject, stop: noop }
       this.#pending.set(id, pending)
-      signal.addEventListener('abort', aborted, { once: true })
+      const stop = listen(call, reason => {
+        if (this.#pending.get(id) !== pending) return
+        this.#settle(id, pending)
+        if (sent) this.#inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } }).catch((error: unknown) => { this.onerror?.(new Error(`failed to send the cancellation: ${String(error)}`)) })
+        reject(reason)
+      })
+      // Aborted already: nothing was sent, nothing to cancel.
+      if (this.#pending.get(id) !== pending) return
+      pending.stop = stop
+      sent = true
       this.#inner.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => {
         if (this.#pending.get(id) === pending) this.#settle(id, pending).reject(error)
       })
@@ -79,7 +104,7 @@ export class CallChannel implements Transport {
 
   #settle (id: string, pending: Pending): Pending {
     this.#pending.delete(id)
-    pending.signal.removeEventListener('abort', pending.aborted)
+    pending.stop()
     return pending
   }
 

@@ -37,7 +37,10 @@ export interface ConnectionOptions {
 }
 
 export interface UpstreamCall {
+  /** May be a getter: it is read only when the call must wait, fails, or goes through the SDK client. */
   readonly signal: AbortSignal
+  /** The same abort without a signal (`ToolContext.onAbort`): what a call that does not wait listens to. */
+  readonly onAbort?: ((listener: (reason: Error) => void) => () => void) | undefined
   /** Read-only calls are retried once on a fresh connection when theirs dies mid-call. */
   readonly readOnly: boolean
   /** W3C trace context, sent in the request's `_meta`. */
@@ -119,7 +122,7 @@ export class UpstreamConnection {
 
   /** Call tool `name` of this server; answers its result or throws an `UpstreamError`. */
   async call (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
-    const release = await this.#slots.acquire(call.signal, this.config.name)
+    const release = await this.#slots.acquire(call, this.config.name)
     try {
       try {
         return await this.#send(name, args, call)
@@ -147,7 +150,7 @@ export class UpstreamConnection {
     const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
     try {
       // The pipeline's hard timeout aborts `signal`, and notifications/cancelled goes out.
-      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call.signal)
+      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
       return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
     } catch (error) {
       if (call.signal.aborted) throw error
