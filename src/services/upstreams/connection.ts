@@ -149,7 +149,7 @@ export class UpstreamConnection {
     if (this.#state !== 'up' || client === undefined || channel === undefined) throw this.#unavailable()
     const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
     try {
-      // The pipeline's hard timeout aborts `signal`, and notifications/cancelled goes out.
+      // The pipeline's hard timeout aborts the call (through onAbort, or the signal), and notifications/cancelled goes out.
       if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
       return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
     } catch (error) {
