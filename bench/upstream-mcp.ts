@@ -2,10 +2,18 @@
  * What fronting an MCP server costs: server-everything's `echo` over stdio, called
  *  - directly by the MCP SDK client (the reference),
  *  - through toolgate over REST (`POST /tools/everything_echo`, the gateway in its own process),
+ *  - a local tool of that gateway that answers the same (`POST /tools/echo`): the gateway's floor,
  *  - through toolgate's own `POST /mcp` by the MCP SDK client,
  * with the same number of calls in flight, in interleaved rounds, from this one process.
  *
- *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8]
+ *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8] [--only rest,local,mcp] [--profile DIR]
+ *
+ * Each row also says what one call cost every process in CPU (this one, the gateway, the MCP
+ * server), from /proc: on a machine of two cores, three busy processes (load, gateway, server)
+ * share what two (load, server) have on the direct path, and those figures give the ceiling.
+ * The REST load is a bare keep-alive client (bench/lib/raw-http.ts): node:http cost this process
+ * twice the whole direct call, which would measure the load generator instead of the gateway.
+ * `--profile DIR` starts the gateway with `--cpu-prof` (the profile is written at its exit).
  *
  * Every path ends in the same kind of server process, so the ratio is what the gateway adds:
  * a hop over loopback HTTP, the pipeline (validation, scheduling, timeout, parseOutput,
@@ -13,8 +21,7 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { Agent, request } from 'node:http'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -23,36 +30,41 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { freePort } from '../scripts/lib/free-port.js'
+import { flag, numberFlag } from './lib/args.js'
+import { processCpuSeconds } from './lib/cpu.js'
+import { RawHttpClient } from './lib/raw-http.js'
 
-const args = process.argv.slice(2)
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(args[index + 1])
-}
-const rounds = option('rounds', 3)
-const seconds = option('seconds', 5)
-const concurrency = option('concurrency', 8)
+const rounds = numberFlag('rounds', 3)
+const seconds = numberFlag('seconds', 5)
+const concurrency = numberFlag('concurrency', 8)
+const only = flag('only')?.split(',')
+const profile = flag('profile')
 
 const require = createRequire(import.meta.url)
 const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json')
 const everything = join(dirname(manifest), 'dist/index.js')
-const bin = fileURLToPath(new URL('../dist/bin/toolgate.js', import.meta.url))
+// --gateway PATH: another build's entry, to compare two builds on the same machine in turn.
+const bin = flag('gateway') ?? fileURLToPath(new URL('../dist/bin/toolgate.js', import.meta.url))
 
 interface Path {
   readonly id: string
+  readonly short: string
+  /** The processes besides this one that serve the path: their CPU is counted per call. */
+  readonly pids: () => Record<string, number | undefined>
   call (i: number): Promise<void>
 }
 
 // The reference: the SDK client on its own stdio child.
 const direct = new Client({ name: 'bench', version: '1.0.0' })
-await direct.connect(new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }))
+const directTransport = new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' })
+await direct.connect(directTransport)
 
 // The gateway, in its own process, fronting its own server-everything child.
 const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-upstream-'))
 writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], maxInFlight: 64 } } }))
 const port = await freePort()
-const gateway = spawn(process.execPath, ['--max-semi-space-size=4', bin, 'serve', '--upstreams', 'mcp.json'], {
-  cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), LOG_LEVEL: 'warn', MAX_QUEUE_PER_SESSION: '1000' }, stdio: ['ignore', 'ignore', 'inherit'],
+const gateway = spawn(process.execPath, ['--max-semi-space-size=' + String(numberFlag('semi-space', 4)), ...(profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profile]), bin, 'serve', '--upstreams', 'mcp.json'], {
+  cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), TOOLS_DIR: fileURLToPath(new URL('targets/upstream-local', import.meta.url)), LOG_LEVEL: 'warn', MAX_QUEUE_PER_SESSION: '1000' }, stdio: ['ignore', 'ignore', 'inherit'],
 })
 const base = `http://127.0.0.1:${port}`
 for (let tries = 0; ; tries++) {
@@ -62,40 +74,67 @@ for (let tries = 0; ; tries++) {
   if (tries > 600) throw new Error('the gateway did not start')
   await new Promise(resolve => setTimeout(resolve, 50))
 }
+/** The gateway's one child: the server-everything it fronts. */
+const gatewayChild = (): number | undefined => {
+  try {
+    const [first] = readFileSync(`/proc/${gateway.pid}/task/${gateway.pid}/children`, 'utf8').trim().split(' ')
+    return first === undefined || first === '' ? undefined : Number(first)
+  } catch {
+    return undefined
+  }
+}
+const viaGateway = (): Record<string, number | undefined> => ({ gateway: gateway.pid, server: gatewayChild() })
 const viaMcp = new Client({ name: 'bench', version: '1.0.0' })
 await viaMcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
 
 const body = JSON.stringify({ message: 'hello' })
-// node:http with keep-alive, not fetch: fetch costs this process more per request than the
-// whole direct call, which would measure the load generator instead of the gateway.
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-function post (path: string, session: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session } }, res => {
-      res.resume()
-      res.on('end', () => { resolve(res.statusCode ?? 0) })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-const paths: Path[] = [
-  { id: 'sdk client -> stdio', call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
+// One connection per worker, and one session: echo is not read-only without an operator's word,
+// so calls of one session run one at a time.
+const rest = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/everything_echo', body, { 'x-session-id': `w${i}` })))
+const local = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/echo', body, { 'x-session-id': `w${i}` })))
+const allPaths: Path[] = [
+  { id: 'sdk client -> stdio', short: 'direct', pids: () => ({ server: directTransport.pid ?? undefined }), call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
   {
     id: 'toolgate REST -> stdio',
+    short: 'rest',
+    pids: viaGateway,
     call: async (i) => {
-      // One session per worker: echo is not read-only without an operator's word, so calls of one session run one at a time.
-      const status = await post(`/tools/everything_echo`, `w${i}`)
+      const status = await rest[i]!.call()
       if (status !== 200) throw new Error(`status ${status}`)
     },
   },
-  { id: 'toolgate /mcp -> stdio', call: async () => { await viaMcp.callTool({ name: 'everything_echo', arguments: { message: 'hello' } }) } },
+  {
+    id: 'toolgate REST, local',
+    short: 'local',
+    pids: () => ({ gateway: gateway.pid }),
+    call: async (i) => {
+      const status = await local[i]!.call()
+      if (status !== 200) throw new Error(`status ${status}`)
+    },
+  },
+  { id: 'toolgate /mcp -> stdio', short: 'mcp', pids: viaGateway, call: async () => { await viaMcp.callTool({ name: 'everything_echo', arguments: { message: 'hello' } }) } },
 ]
 
-interface Sample { readonly calls: number, readonly ms: number, readonly latencies: number[] }
+// The direct path is the reference: always measured.
+const paths = allPaths.filter(path => path.short === 'direct' || only === undefined || only.includes(path.short))
+
+/** CPU microseconds per call of each process: this one (`load`) and the path's others. */
+type Costs = Record<string, number>
+interface Sample { readonly calls: number, readonly ms: number, readonly latencies: number[], readonly cpu: Costs }
+
+function cpuNow (path: Path): Record<string, number> {
+  const usage = process.cpuUsage()
+  const out: Record<string, number> = { load: (usage.user + usage.system) / 1e6 }
+  for (const [name, pid] of Object.entries(path.pids())) {
+    const seconds = pid === undefined ? undefined : processCpuSeconds(pid)
+    if (seconds !== undefined) out[name] = seconds
+  }
+  return out
+}
 
 async function measure (path: Path, durationMs: number): Promise<Sample> {
   const latencies: number[] = []
+  const before = cpuNow(path)
   const started = performance.now()
   const until = started + durationMs
   await Promise.all(Array.from({ length: concurrency }, async (_, i) => {
@@ -105,7 +144,10 @@ async function measure (path: Path, durationMs: number): Promise<Sample> {
       latencies.push(performance.now() - t)
     }
   }))
-  return { calls: latencies.length, ms: performance.now() - started, latencies }
+  const after = cpuNow(path)
+  const cpu: Costs = {}
+  for (const name of Object.keys(after)) if (before[name] !== undefined) cpu[name] = (after[name]! - before[name]!) * 1e6 / latencies.length
+  return { calls: latencies.length, ms: performance.now() - started, latencies, cpu }
 }
 
 const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -119,15 +161,21 @@ const summary = paths.map(path => {
   const samples = results.get(path.id)!
   const perRound = samples.map(s => s.calls / s.ms * 1_000).sort((a, b) => a - b)
   const all = samples.flatMap(s => s.latencies).sort((a, b) => a - b)
-  return { id: path.id, rps: perRound[Math.floor(perRound.length / 2)]!, p50: quantile(all, 0.5), p99: quantile(all, 0.99) }
+  const cpu: Costs = {}
+  for (const name of Object.keys(samples[0]!.cpu)) {
+    const each = samples.map(s => s.cpu[name] ?? 0).sort((a, b) => a - b)
+    cpu[name] = each[Math.floor(each.length / 2)]!
+  }
+  return { id: path.id, rps: perRound[Math.floor(perRound.length / 2)]!, p50: quantile(all, 0.5), p99: quantile(all, 0.99), cpu }
 })
 const reference = summary[0]!
 process.stdout.write(`server-everything echo over stdio, ${concurrency} calls in flight, ${rounds} rounds of ${seconds} s (median round)\n`)
 for (const row of summary) {
-  process.stdout.write(`${row.id.padEnd(24)} ${Math.round(row.rps).toString().padStart(6)} calls/s  ${(row.rps / reference.rps).toFixed(2)}x  p50 ${row.p50.toFixed(2)} ms (+${(row.p50 - reference.p50).toFixed(2)})  p99 ${row.p99.toFixed(2)} ms\n`)
+  const cpu = Object.entries(row.cpu).map(([name, us]) => `${name} ${Math.round(us)}`).join(' ')
+  process.stdout.write(`${row.id.padEnd(24)} ${Math.round(row.rps).toString().padStart(6)} calls/s  ${(row.rps / reference.rps).toFixed(2)}x  p50 ${row.p50.toFixed(2)} ms (+${(row.p50 - reference.p50).toFixed(2)})  p99 ${row.p99.toFixed(2)} ms  CPU us/call: ${cpu}\n`)
 }
 
-agent.destroy()
+for (const client of [...rest, ...local]) client.close()
 await direct.close()
 await viaMcp.close()
 gateway.kill('SIGTERM')

@@ -31,6 +31,7 @@ export class CallControl {
   #onAbort: ((reason: AbortReason) => void) | undefined
   #cancel: (() => void) | undefined
   #followed: CancelSignal[] | undefined
+  #listeners: Array<(reason: AbortReason) => void> | undefined
 
   get signal (): AbortSignal {
     if (this.#controller === undefined) {
@@ -45,7 +46,28 @@ export class CallControl {
     if (this.reason !== undefined) return
     this.reason = reason
     this.#controller?.abort(reason)
+    const listeners = this.#listeners
+    this.#listeners = undefined
+    for (const listener of listeners ?? []) {
+      try {
+        listener(reason)
+      } catch { /* the tool's own listener: its failure does not stop the abort */ }
+    }
     this.#onAbort?.(reason)
+  }
+
+  /** The tool's `ctx.onAbort`: `listener` runs once on abort (at once when aborted already); the function returned stops it. */
+  listen (listener: (reason: AbortReason) => void): () => void {
+    if (this.reason !== undefined) {
+      listener(this.reason)
+      return noop
+    }
+    const listeners = (this.#listeners ??= [])
+    listeners.push(listener)
+    return () => {
+      const at = listeners.indexOf(listener)
+      if (at !== -1) listeners.splice(at, 1)
+    }
   }
 
   /** Set (or clear) what runs on abort; runs at once when the call is already aborted. */
@@ -75,3 +97,4 @@ export class CallControl {
 }
 
 const ONCE = Object.freeze({ once: true })
+const noop = (): void => {}

@@ -87,4 +87,9 @@ class CallContext<App> implements ToolContext<App> {
   get signal (): AbortSignal {
     return this.#control.signal
   }
+
+  /** A getter, so that `const { onAbort } = ctx` works too; the function is made only when read. */
+  get onAbort (): (listener: (reason: Error) => void) => () => void {
+    return listener => this.#control.listen(listener)
+  }
 }

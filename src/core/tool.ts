@@ -20,6 +20,13 @@ export interface ToolContext<App> {
   readonly callId: string
   /** Aborts on timeout, on the caller's cancellation and on shutdown. */
   readonly signal: AbortSignal
+  /**
+   * The same abort without an `AbortSignal` (made only when `signal` is read, and it costs
+   * microseconds): `listener` runs once with the reason, at once when the call is aborted
+   * already; call the function returned when the work is done. Always there in a call the
+   * pipeline runs.
+   */
+  readonly onAbort?: (listener: (reason: Error) => void) => () => void
   /** True when this call asked for, and was granted, escalation. */
   readonly escalated: boolean
   readonly dryRun: boolean

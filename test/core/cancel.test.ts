@@ -124,3 +124,34 @@ describe('catalog.shutdown(grace)', () => {
     expect(await settlesBefore(catalogOf([echoDeclaration()]).shutdown(5_000), SLACK_MS)).toBe(true)
   })
 })
+
+describe('ctx.onAbort', () => {
+  it('runs once with the abort reason, as the signal would, and the function it returns stops it', async () => {
+    const heard: string[] = []
+    const declaration = writeDeclaration('listen', (_input: never, ctx: never) => {
+      const { onAbort } = ctx as { onAbort: (listener: (reason: Error) => void) => () => void }
+      onAbort(reason => { heard.push(`kept: ${reason.name}`) })
+      const stop = onAbort(reason => { heard.push(`stopped: ${reason.name}`) })
+      stop()
+      return forever()
+    }, { timeoutMs: 30 })
+    const error = await rejectionOf(catalogOf([declaration]).bind({ app: undefined }).invoke({ toolId: 'listen', input: {} }))
+    expect(error.code).toBe('TOOLGATE_TIMEOUT')
+    expect(heard).toEqual(['kept: TimeoutError'])
+  })
+
+  it('runs at once when the call is aborted already', async () => {
+    const heard: string[] = []
+    const controller = new AbortController()
+    const declaration = writeDeclaration('late', async (_input: never, ctx: never) => {
+      controller.abort()
+      await sleep(5)
+      ;(ctx as { onAbort: (listener: (reason: Error) => void) => () => void }).onAbort(reason => { heard.push(reason.name) })
+      return await forever()
+    })
+    await rejectionOf(catalogOf([declaration]).bind({ app: undefined }).invoke({ toolId: 'late', input: {}, signal: controller.signal }))
+    // The call ended at the abort; the tool goes on a moment longer.
+    await sleep(30)
+    expect(heard).toEqual(['AbortError'])
+  })
+})

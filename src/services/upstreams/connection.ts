@@ -2,6 +2,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, typ
 import { UpstreamError } from '../../core/errors.js'
 import { VERSION } from '../version.js'
 import type { ServerConfig } from './file.js'
+import { CallChannel } from './call-channel.js'
 import { ChildTransport } from './stdio-transport.js'
 import { remoteTransport } from './remote-transport.js'
 import { Slots } from './slots.js'
@@ -36,7 +37,10 @@ export interface ConnectionOptions {
 }
 
 export interface UpstreamCall {
+  /** May be a getter: it is read only when the call must wait, fails, or goes through the SDK client. */
   readonly signal: AbortSignal
+  /** The same abort without a signal (`ToolContext.onAbort`): what a call that does not wait listens to. */
+  readonly onAbort?: ((listener: (reason: Error) => void) => () => void) | undefined
   /** Read-only calls are retried once on a fresh connection when theirs dies mid-call. */
   readonly readOnly: boolean
   /** W3C trace context, sent in the request's `_meta`. */
@@ -77,6 +81,8 @@ export class UpstreamConnection {
   #state: UpstreamState = 'starting'
   #since = Date.now()
   #client: Client | undefined
+  /** The transport under `#client`, which answers the 2025-11-25 era's `tools/call` itself. */
+  #channel: CallChannel | undefined
   #tools: readonly McpToolInfo[] = []
   #restarts = 0
   #attempt = 0
@@ -118,7 +124,7 @@ export class UpstreamConnection {
 
   /** Call tool `name` of this server; answers its result or throws an `UpstreamError`. */
   async call (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
-    const release = await this.#slots.acquire(call.signal, this.config.name)
+    const release = await this.#slots.acquire(call, this.config.name)
     try {
       try {
         return await this.#send(name, args, call)
@@ -141,10 +147,12 @@ export class UpstreamConnection {
 
   async #send (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
     const client = this.#client
-    if (this.#state !== 'up' || client === undefined) throw this.#unavailable()
+    const channel = this.#channel
+    if (this.#state !== 'up' || client === undefined || channel === undefined) throw this.#unavailable()
     const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
     try {
-      // The pipeline's hard timeout aborts `signal` (and the SDK then sends notifications/cancelled).
+      // The pipeline's hard timeout aborts the call (through onAbort, or the signal), and notifications/cancelled goes out.
+      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
       return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
     } catch (error) {
       if (call.signal.aborted) throw error
@@ -185,7 +193,7 @@ export class UpstreamConnection {
 
   async #connect (): Promise<void> {
     if (this.#state === 'closed') return
-    const transport = this.#transport()
+    const transport = new CallChannel(this.#transport())
     const client = new Client({ name: 'toolgate', version: VERSION }, {
       capabilities: {},
       // Structured content is checked by the tool's parseOutput, like every tool's output (502 TOOLGATE_INVALID_OUTPUT): not twice.
@@ -202,6 +210,7 @@ export class UpstreamConnection {
       },
     })
     this.#client = client
+    this.#channel = transport
     const timeout = this.#options.connectTimeoutMs ?? 30_000
     try {
       await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
@@ -216,7 +225,7 @@ export class UpstreamConnection {
       this.#lastError = undefined
       this.#setState('up')
       this.#setTools(tools)
-      this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: (transport as { pid?: number }).pid }, 'upstream connected')
+      this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: transport.pid }, 'upstream connected')
       for (const waiter of [...this.#waiters]) waiter()
     } catch (error) {
       await client.close().catch(() => undefined)

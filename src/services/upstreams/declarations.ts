@@ -63,7 +63,8 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
     // A dry run answers the request that would be sent; nothing is sent.
     resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
     execute: async (input: unknown, ctx) => {
-      const result = await connection.call(upstream.name, input, { signal: ctx.signal, readOnly: isReadOnly, trace: ctx.trace })
+      // `ctx.signal` is made only if read: a call that gets a slot at once listens through onAbort.
+      const result = await connection.call(upstream.name, input, { get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: isReadOnly, trace: ctx.trace })
       return resultOf(connection.config.name, result, output !== undefined) as never
     },
     origin,

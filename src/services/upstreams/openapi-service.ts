@@ -154,7 +154,7 @@ export class OpenApiService {
       ...this.config.headers,
       ...(call.trace === undefined ? {} : { traceparent: call.trace.traceparent, ...(call.trace.tracestate === undefined ? {} : { tracestate: call.trace.tracestate }) }),
     }
-    const release = await this.#slots.acquire(call.signal, this.config.name)
+    const release = await this.#slots.acquire(call, this.config.name)
     let answer: HttpAnswer
     try {
       try {

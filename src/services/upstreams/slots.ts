@@ -17,8 +17,8 @@ export class Slots {
 
   get inFlight (): number { return this.#inFlight }
 
-  /** A slot, as the function that gives it back; rejects when the queue is full or `signal` aborts. */
-  async acquire (signal: AbortSignal, server: string): Promise<() => void> {
+  /** A slot, as the function that gives it back; rejects when the queue is full or the call's signal aborts (read only when it must wait). */
+  async acquire (call: { readonly signal: AbortSignal }, server: string): Promise<() => void> {
     if (this.#inFlight < this.#limit && this.#queue.length === 0) {
       this.#inFlight++
       return this.#releaser()
@@ -26,6 +26,7 @@ export class Slots {
     if (this.#queue.length >= this.#maxQueue) {
       throw new UpstreamError('TOOLGATE_QUEUE_FULL', `upstream "${server}" has ${this.#limit} calls in flight and ${this.#queue.length} waiting`, { retryAfter: 1 })
     }
+    const { signal } = call
     signal.throwIfAborted()
     return await new Promise<() => void>((resolve, reject) => {
       const grant = (): void => {

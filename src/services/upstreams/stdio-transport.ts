@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
+import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
 import type { StdioServerConfig } from './file.js'
+import { MessageReader } from './message-reader.js'
 
 /*
  * A stdio MCP server as a child of the gateway, in a process group of its own so that every
@@ -59,7 +60,7 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
   readonly #server: StdioServerConfig
   readonly #options: ChildTransportOptions
-  readonly #buffer: ReadBuffer
+  readonly #buffer: MessageReader
   #child: ChildProcess | undefined
   #exited: Promise<void> = Promise.resolve()
   #broken = false
@@ -67,7 +68,7 @@ export class ChildTransport implements Transport {
   constructor (server: StdioServerConfig, options: ChildTransportOptions) {
     this.#server = server
     this.#options = options
-    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes })
+    this.#buffer = new MessageReader(options.maxMessageBytes)
   }
 
   get pid (): number | undefined {
@@ -133,6 +134,11 @@ export class ChildTransport implements Transport {
   async send (message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin
     if (stdin === undefined || stdin === null || stdin.destroyed) throw new Error('the server is not running')
+    // Messages sent in one turn of the event loop leave in one write: one wake-up of the server, not one per call.
+    if (stdin.writableCorked === 0) {
+      stdin.cork()
+      setImmediate(() => { stdin.uncork() })
+    }
     if (!stdin.write(serializeMessage(message))) await new Promise(resolve => stdin.once('drain', resolve))
   }
 
