@@ -11,18 +11,14 @@
  *   npx tsx bench/upstream-http.ts [--rounds 3] [--seconds 5] [--connections 16]
  */
 import type { ChildProcess } from 'node:child_process'
+import { numberFlag } from './lib/args.js'
 import { runLoad, type LoadResult } from './lib/load.js'
 import { nextMessage, SERVER_CORE, spawnNode, stop } from './lib/processes.js'
 import { BENCH_API_KEY } from './targets/echo.js'
 
-const args = process.argv.slice(2)
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(args[index + 1])
-}
-const rounds = option('rounds', 3)
-const seconds = option('seconds', 5)
-const connections = option('connections', 16)
+const rounds = numberFlag('rounds', 3)
+const seconds = numberFlag('seconds', 5)
+const connections = numberFlag('connections', 16)
 
 const children: ChildProcess[] = []
 async function start (file: string, env: Record<string, string> = {}): Promise<{ url: string, pid: number }> {
