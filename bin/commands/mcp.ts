@@ -29,8 +29,9 @@ serve: validation, authorize, idempotency, scheduling, timeouts, parseOutput. Th
 principal "stdio" (scopes tools:read and tools:call; permission rules may name it). Logs go to
 stderr; stdout carries MCP messages only. The process ends when stdin closes.
 
-  --upstreams FILE   also serve the tools of the MCP servers in FILE (UPSTREAMS_FILE), as
-                     toolgate serve does; they are stopped when this process ends`,
+  --upstreams FILE   also serve the tools of the MCP servers and HTTP services in FILE
+                     (UPSTREAMS_FILE), as toolgate serve does; servers it starts are stopped
+                     when this process ends`,
   options: { upstreams: { type: 'string' } },
   async run (args) {
     const log = stderrLogger()

@@ -13,17 +13,19 @@ TOOLS_DIR setting, else ./tools) on HOST:PORT (default 127.0.0.1:3000). Every ot
 comes from the environment and CONFIG_FILE, as described in the README. SIGTERM or SIGINT stops
 the gateway gracefully (SHUTDOWN_GRACE_MS).
 
-The tools can change while it serves: SIGHUP loads TOOLS_DIR again, and --watch (or
+The tools can change while it serves: SIGHUP loads TOOLS_DIR again (and reads every OpenAPI
+document of the upstreams file again), and --watch (or
 TOOLS_WATCH=true) does so whenever a file in it is added, changed or removed. A reload that
 fails (a syntax error, a bad declaration, a duplicate id) is logged, naming the file and the
 field, and the tools that were serving go on serving. Calls in flight finish on the
 declaration they started with.
 
   --watch            reload TOOLS_DIR when a file in it changes
-  --upstreams FILE   also serve the tools of the MCP servers in FILE (UPSTREAMS_FILE): its
-                     "mcpServers" object as Claude Desktop, Cursor and mcpo write it, with
-                     "rename" and "tools" (the operator's declarations). With upstreams and no
-                     TOOLS_DIR given, a missing ./tools folder serves the upstream tools alone.
+  --upstreams FILE   also serve the tools of the MCP servers and the operations of the HTTP
+                     services in FILE (UPSTREAMS_FILE): its "mcpServers" object as Claude
+                     Desktop, Cursor and mcpo write it, its "openapi" services, with "rename"
+                     and "tools" (the operator's declarations). With upstreams and no TOOLS_DIR
+                     given, a missing ./tools folder serves the upstream tools alone.
 
 A tools folder with no node_modules of its own may import 'toolgate' and 'zod': they resolve to
 the gateway's own copies.`,

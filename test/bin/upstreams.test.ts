@@ -2,7 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { freePort } from '../../scripts/lib/free-port.js'
@@ -81,6 +85,34 @@ describe('toolgate serve --upstreams', { timeout: SLOW.PROCESS_MS }, () => {
     const line = (id: string) => listed.stdout.split('\n').find(row => row.startsWith(id + ' '))!
     expect(line('pets_get_pet_by_id')).toMatch(/read-only,concurrency-safe .*pets\/getPetById/)
     expect(line('pets_delete_pet')).toMatch(/external,irreversible .*pets\/deletePet .*isReadOnly=default/)
+  })
+
+  it('toolgate mcp --upstreams serves an HTTP service\'s operations to the MCP SDK client over stdio', async () => {
+    const service = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ id: request.url!.split('/').pop(), name: 'seen' }))
+    })
+    await new Promise<void>(resolve => service.listen(0, '127.0.0.1', resolve))
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'toolgate-upstreams-cli-'))
+      writeFileSync(join(dir, 'items.json'), JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'items', version: '1' },
+        paths: { '/items/{id}': { get: { operationId: 'getItem', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } } } } } } } },
+      }))
+      writeFileSync(join(dir, 'up.json'), JSON.stringify({ openapi: { items: { document: './items.json', baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}` } } }))
+      const client = new Client({ name: 'test', version: '1.0.0' })
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--upstreams', 'up.json'], cwd: dir, stderr: 'ignore', env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' } }))
+      try {
+        expect((await client.listTools()).tools.map(tool => tool.name)).toContain('items_get_item')
+        const result = await client.callTool({ name: 'items_get_item', arguments: { id: 'a/b' } })
+        expect(result.structuredContent).toEqual({ id: 'a%2Fb', name: 'seen' })
+      } finally {
+        await client.close()
+      }
+    } finally {
+      await new Promise(resolve => service.close(resolve))
+    }
   })
 
   it('a bad upstreams file stops start-up with the server and key named, and exit code 1', () => {
