@@ -26,7 +26,7 @@ const known = new Map<string, Target>([...TARGETS, ...FEATURE_TARGETS, toolgateT
 const targets = ids.map(id => known.get(id) ?? (id.endsWith('.ts') ? { ...toolgateTarget(1), id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
 if (targets.length === 0) fail('name at least one target')
 
-const plan = { ...planFrom([]), warmupSec: option('warmup', 3), rounds: option('rounds', 3), durationSec: option('seconds', 5) }
+const plan = { ...planFrom([]), warmupSec: option('warmup', 3), rounds: option('rounds', 3), durationSec: option('seconds', 5), patienceSec: option('patience', 30) }
 const results = await measureGroup(targets, plan, line => { process.stderr.write(`${line}\n`) })
 const reference = results[0]!
 for (const m of results) {

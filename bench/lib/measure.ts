@@ -34,7 +34,6 @@ export interface Measurement {
 
 /** Other processes above this many cores make a run suspect. */
 export const BUSY_CORES = 0.2
-const PATIENCE_SEC = 30
 
 export async function measureGroup (targets: readonly Target[], plan: Plan, log: (line: string) => void): Promise<Measurement[]> {
   const runs = new Map<string, LoadResult[]>(targets.map(t => [t.id, []]))
@@ -53,7 +52,7 @@ export async function measureGroup (targets: readonly Target[], plan: Plan, log:
       const ours = (): number => servers.reduce((sum, s) => sum + (processCpuSeconds(s.pid) ?? 0), 0) + ownCpuSeconds()
       // Each round starts one target later, so that no target keeps one place in the sequence.
       for (const server of rotate(servers, round - 1)) {
-        if (!plan.smoke && !await waitForQuiet(BUSY_CORES, PATIENCE_SEC, ours)) log(`  the machine stayed busy for ${PATIENCE_SEC} s: measuring anyway`)
+        if (!plan.smoke && !await waitForQuiet(BUSY_CORES, plan.patienceSec, ours)) log(`  the machine stayed busy for ${plan.patienceSec} s: measuring anyway`)
         const result = await runLoad(loadSpecFor(server, { ...run, durationSec: plan.durationSec }))
         log(`  round ${round}/${plan.rounds} ${server.target.id}: ${Math.round(result.requestsPerSec)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, ${cpuText(result.cpu)}`)
         runs.get(server.target.id)!.push(result)

@@ -5,6 +5,8 @@ export interface Plan {
   readonly warmupSec: number
   readonly rounds: number
   readonly durationSec: number
+  /** How long a run waits for the machine to go quiet before measuring anyway. */
+  readonly patienceSec: number
   /** Tool counts whose req/s is compared; the first is the reference. */
   readonly toolCounts: readonly number[]
   /** The leak check: RSS after the first count of calls, and after the second (in total). */
@@ -18,6 +20,7 @@ const FULL: Plan = {
   warmupSec: 3,
   rounds: 5,
   durationSec: 10,
+  patienceSec: 30,
   toolCounts: [1, 100, 1000],
   leakCalls: [10_000, 1_000_000],
   resultsFile: 'bench/results/latest.json',
@@ -33,6 +36,25 @@ const SMOKE: Plan = {
   resultsFile: 'bench/results/smoke.tmp.json',
 }
 
+/**
+ * `--smoke`, or the full plan; `--rounds N`, `--seconds N` and `--patience N` (seconds a run
+ * waits for a quiet machine) shorten or lengthen either, for a quicker features run on a machine
+ * others share (`npm run bench:features -- --rounds 3 --seconds 5`).
+ */
 export function planFrom (argv: readonly string[]): Plan {
-  return argv.includes('--smoke') ? SMOKE : FULL
+  const plan = argv.includes('--smoke') ? SMOKE : FULL
+  return {
+    ...plan,
+    rounds: count(argv, '--rounds') ?? plan.rounds,
+    durationSec: count(argv, '--seconds') ?? plan.durationSec,
+    patienceSec: count(argv, '--patience') ?? plan.patienceSec,
+  }
+}
+
+function count (argv: readonly string[], name: string): number | undefined {
+  const at = argv.indexOf(name)
+  if (at === -1) return undefined
+  const value = Number(argv[at + 1])
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number of at least 1, not "${argv[at + 1]}"`)
+  return value
 }
