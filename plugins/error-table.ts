@@ -6,5 +6,5 @@ export const ERROR_TABLE_MARKDOWN = [
   '|---|---|---|---|',
   ...Object.entries(ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.title} | ${e.solve.replaceAll('|', '\\|')} |`),
   '',
-  'A tool that fails on purpose answers with its own status and code (its `ToolError`), never a `TOOLGATE_` one; a status outside the gateway\'s own is answered only when the tool declares it in `errors` (otherwise `TOOLGATE_TOOL_FAILED`).',
+  'A tool that fails on purpose answers with its own status and code (its `ToolError`), never a `TOOLGATE_` one; a status outside the gateway\'s own belongs in the tool\'s `errors`, so its operation documents it.',
 ].join('\n')

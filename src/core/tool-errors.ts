@@ -1,11 +1,13 @@
-import { ERRORS, GatewayError, isToolCode, TOOL_CODE, type ToolError, type ToolgateError } from './errors.js'
-import type { AnyTool, ToolErrorDeclaration } from './tool.js'
+import { ERRORS, isToolCode, TOOL_CODE } from './errors.js'
+import type { ToolErrorDeclaration } from './tool.js'
 
 /*
  * A tool's own failures (`ToolError`s) are part of what its operation documents. The gateway's
  * catalogue already documents every status a call of any tool can answer; a tool that fails
- * with a status outside it declares that failure in `errors`, and a status it did not declare
- * is never answered: a document that generated clients trust must hold for every answer.
+ * with a status outside it declares that failure in `errors`, so the document a generated
+ * client trusts holds that answer too. A thrown `ToolError` is answered with its status and
+ * code whether declared or not (the contract); the conformance test holds the shipped tools
+ * to declaring every one.
  */
 
 /** Every status the gateway itself can answer to a tool call: the catalogue's, less the routing-only 405. */
@@ -14,25 +16,13 @@ export const GATEWAY_CALL_STATUSES: readonly number[] = [...new Set(Object.value
 /**
  * The statuses every operation documents whatever its declaration: 410 (an expired approval)
  * is documented only where an approval can be asked for, 504 only where the tool has a timeout.
- * A `ToolError` of one of these is answered as it is, declared or not.
+ * A tool need not declare these: its operation documents them anyway.
  */
 const ANY_CALL_STATUSES: ReadonlySet<number> = new Set(GATEWAY_CALL_STATUSES.filter(s => s !== 410 && s !== 504))
 
 /** Whether every tool operation documents `status`, whatever the tool declares. */
 export function isAnyCallStatus (status: number): boolean {
   return ANY_CALL_STATUSES.has(status)
-}
-
-/**
- * The `ToolError` as the caller gets it: as thrown when its status is one every operation
- * documents or when the tool declares it (status and code); otherwise a 500 tool failure, since
- * its status is in no document. The log line of that 500 names the undeclared status and code,
- * so the author can declare it.
- */
-export function declaredFailure (tool: AnyTool, error: ToolError): ToolgateError {
-  if (ANY_CALL_STATUSES.has(error.status)) return error
-  if (tool.errors.some(declared => declared.status === error.status && declared.code === error.code)) return error
-  return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" threw ToolError ${error.status} ${error.code}, which its declaration's \`errors\` does not list: answered as 500, since its operation documents no such status`, {}, { cause: error, replayed: error.replayed })
 }
 
 const ENTRY_FIELDS = new Set(['status', 'code', 'description'])

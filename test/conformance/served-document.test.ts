@@ -16,14 +16,13 @@ const keyed = defineTool({
   id: 'keyed', kind: 'write', description: 'Needs an idempotency key.', isReadOnly: false, isConcurrencySafe: false, requiresIdempotencyKey: true,
   inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }), authorize () {}, execute: ({ n }) => ({ n }),
 })
-/** Declares 423; its 418 is declared nowhere, so it must be answered as the documented 500. */
+/** Declares the 423 it answers: the document holds it. */
 const locker = defineTool({
   id: 'locker', kind: 'write', description: 'Fails as asked.', isReadOnly: false, isConcurrencySafe: false,
   errors: [{ status: 423, code: 'LOCKED', description: 'Locked.' }],
-  inputSchema: z.object({ fail: z.enum(['none', 'locked', 'teapot']) }), outputSchema: z.object({ ok: z.boolean() }), authorize () {},
+  inputSchema: z.object({ fail: z.enum(['none', 'locked']) }), outputSchema: z.object({ ok: z.boolean() }), authorize () {},
   execute: ({ fail }) => {
     if (fail === 'locked') throw new ToolError(423, 'LOCKED', 'locked')
-    if (fail === 'teapot') throw new ToolError(418, 'TEAPOT', 'undeclared')
     return { ok: true }
   },
 })
@@ -53,7 +52,7 @@ const NEEDS_APPROVAL: Record<string, unknown> = { ledger_transfer: { from: 'alic
  * (the notes store keeps state between them): every declared code must be answered by one.
  */
 const ERROR_PROBES: Record<string, unknown[]> = {
-  locker: [{ fail: 'locked' }, { fail: 'teapot' }],
+  locker: [{ fail: 'locked' }],
   notes_read: [{ key: 'missing' }],
   notes_write: [
     { key: 'locked', text: 'x', locked: true }, { key: 'locked', text: 'y', overwrite: true }, { key: 'locked', text: 'y' },

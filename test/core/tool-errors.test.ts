@@ -41,49 +41,27 @@ describe('errors: the declaration of a tool\'s own failures', () => {
   })
 })
 
-describe('a thrown ToolError is answered only with a status its operation documents', () => {
+describe('a thrown ToolError is answered with its own status and code (the contract), declared or not', () => {
   it('a declared status outside the gateway\'s is answered as thrown', async () => {
     const error = await rejectionOf(call(throwing(() => new ToolError(423, 'NOTE_LOCKED', 'locked'), { errors: [LOCKED] })))
     expect([error.status, error.code]).toEqual([423, 'NOTE_LOCKED'])
     expect(lastRecord()?.outcome).toBe('tool_error')
   })
 
-  it('an undeclared status outside the gateway\'s is a 500 tool failure whose message names it', async () => {
+  it('an undeclared status outside the gateway\'s is answered as thrown too: declaring it is what puts it in the document', async () => {
     const error = await rejectionOf(call(throwing(() => new ToolError(423, 'NOTE_LOCKED', 'locked'))))
-    expect([error.status, error.code]).toEqual([500, 'TOOLGATE_TOOL_FAILED'])
-    expect(error.message).toMatch(/423 NOTE_LOCKED/)
-    expect(error.cause).toBeInstanceOf(ToolError)
-    expect(lastRecord()?.outcome).toBe('tool_failed')
+    expect([error.status, error.code]).toEqual([423, 'NOTE_LOCKED'])
+    expect(lastRecord()?.outcome).toBe('tool_error')
   })
 
-  it('a declared status with an undeclared code is a 500 too: the document types that status\'s codes', async () => {
-    const error = await rejectionOf(call(throwing(() => new ToolError(423, 'OTHER_LOCK', 'locked'), { errors: [LOCKED] })))
-    expect(error.code).toBe('TOOLGATE_TOOL_FAILED')
-  })
-
-  it('a status every operation documents (409) is answered as thrown, declared or not', async () => {
-    const error = await rejectionOf(call(throwing(() => new ToolError(409, 'ALREADY_DONE', 'done'))))
-    expect([error.status, error.code]).toEqual([409, 'ALREADY_DONE'])
-  })
-
-  it.each([410, 504])('an undeclared %i (documented only for some operations) is a 500', async status => {
-    const error = await rejectionOf(call(throwing(() => new ToolError(status, 'OWN_STATUS', 'x'))))
-    expect(error.code).toBe('TOOLGATE_TOOL_FAILED')
-  })
-
-  it('holds for a ToolError thrown by authorize and by resolve (a dry run)', async () => {
+  it('holds for a ToolError thrown by authorize and by resolve (a dry run), and for a replayed answer', async () => {
     const locked = (): never => { throw new ToolError(423, 'NOTE_LOCKED', 'locked') }
-    expect((await rejectionOf(call(writeDeclaration('act', () => null, { authorize: locked })))).code).toBe('TOOLGATE_TOOL_FAILED')
-    expect((await rejectionOf(call(writeDeclaration('act', () => null, { resolve: locked }), { dryRun: true }))).code).toBe('TOOLGATE_TOOL_FAILED')
-    expect((await rejectionOf(call(writeDeclaration('act', () => null, { authorize: locked, errors: [LOCKED] })))).code).toBe('NOTE_LOCKED')
-  })
-
-  it('a replayed answer is judged by the declaration serving now: a reload that dropped the status drops it', async () => {
+    expect((await rejectionOf(call(writeDeclaration('act', () => null, { authorize: locked })))).code).toBe('NOTE_LOCKED')
+    expect((await rejectionOf(call(writeDeclaration('act', () => null, { resolve: locked }), { dryRun: true }))).code).toBe('NOTE_LOCKED')
     const catalog = catalogOf([throwing(() => new ToolError(423, 'NOTE_LOCKED', 'locked'), { errors: [LOCKED] })])
     const invoke = () => catalog.bind({ app: undefined }).invoke({ toolId: 'act', input: {}, idempotencyKey: 'k' })
     expect((await rejectionOf(invoke())).code).toBe('NOTE_LOCKED')
-    catalog.replace([defineTool(throwing(() => new ToolError(423, 'NOTE_LOCKED', 'locked')) as unknown as ToolDeclaration)])
     const replayed = await rejectionOf(invoke())
-    expect([replayed.code, replayed.replayed]).toEqual(['TOOLGATE_TOOL_FAILED', true])
+    expect([replayed.status, replayed.code, replayed.replayed]).toEqual([423, 'NOTE_LOCKED', true])
   })
 })

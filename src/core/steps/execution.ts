@@ -1,6 +1,5 @@
 import { NONE } from '../call-record.js'
 import { GatewayError, ToolError, UpstreamError, type ToolgateError } from '../errors.js'
-import { declaredFailure } from '../tool-errors.js'
 import type { ToolLimit } from '../options.js'
 import type { Lease } from '../scheduler.js'
 import type { AnyTool, DebugStep } from '../tool.js'
@@ -94,11 +93,11 @@ function resourcesOf (of: ((input: unknown) => readonly string[]) | undefined, i
 }
 
 /**
- * A `ToolError` is the tool failing on purpose (as declared: see `declaredFailure`), an
+ * A `ToolError` is the tool failing on purpose (its status and code, as thrown), an
  * `UpstreamError` its upstream failing; anything else is a 500 with no internals.
  */
 export function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
-  if (thrown instanceof ToolError) return declaredFailure(tool, thrown)
+  if (thrown instanceof ToolError) return thrown
   if (thrown instanceof UpstreamError) return thrown
   return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`, {}, { cause: thrown })
 }

@@ -1,5 +1,4 @@
 import { GatewayError, ToolError, ToolgateError } from '../errors.js'
-import { declaredFailure } from '../tool-errors.js'
 import { toInputIssues } from '../input-issues.js'
 import { isZodSchema, parseStandard } from '../schema.js'
 import { isThenable } from '../thenable.js'
@@ -83,7 +82,6 @@ export function runAuthorize<App> (tool: AnyTool<App>, input: unknown, ctx: Tool
 }
 
 function denial (tool: AnyTool, thrown: unknown): ToolgateError {
-  if (thrown instanceof ToolError) return declaredFailure(tool, thrown)
   if (thrown instanceof ToolgateError) return thrown
   return new GatewayError('TOOLGATE_DENIED', thrown instanceof Error && thrown.message !== '' ? thrown.message : `"${tool.id}" refused this call`)
 }
@@ -99,7 +97,7 @@ export function runResolve<App> (tool: AnyTool<App>, input: unknown, ctx: ToolCo
   try {
     return tool.resolve(input, ctx)
   } catch (thrown) {
-    if (thrown instanceof ToolError) throw declaredFailure(tool, thrown)
+    if (thrown instanceof ToolError) throw thrown
     throw new GatewayError('TOOLGATE_DRY_RUN_REJECTED', thrown instanceof Error ? thrown.message : `"${tool.id}" rejected this input`)
   }
 }

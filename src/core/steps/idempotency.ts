@@ -5,7 +5,6 @@ import type { IdempotencyStore, StoredResult } from '../idempotency/store.js'
 import type { AnyTool } from '../tool.js'
 import type { Call } from '../types.js'
 import { parseOutput, toolFailure } from './execution.js'
-import { declaredFailure } from '../tool-errors.js'
 import type { Settled } from './run-execute.js'
 
 /** Step 7 before anything runs: a tool that requires a key refuses a call without one. */
@@ -96,9 +95,8 @@ function replay (tool: AnyTool, result: StoredResult, record: CallRecord): unkno
       throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `the stored result of "${tool.id}" does not match its output schema`, {}, { cause: thrown })
     }
   }
-  // Judged by the declaration serving now: a reload that dropped a declared error drops its status.
   throw result.family === 'tool'
-    ? declaredFailure(tool, new ToolError(result.status, result.code, result.message, result.extensions, { replayed: true }))
+    ? new ToolError(result.status, result.code, result.message, result.extensions, { replayed: true })
     : new GatewayError(result.code as ErrorCode, result.message, result.extensions, { replayed: true })
 }
 
