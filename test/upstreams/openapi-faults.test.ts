@@ -389,6 +389,26 @@ describe('documents that change or cannot be read', { timeout: SLOW.PROCESS_MS }
     expect(byUrl.catalog.current.tools.map(tool => tool.id)).toContain('svc_create_item')
   })
 
+  it('reads a YAML document', async () => {
+    const path = join(tempDir(), 'items.yaml')
+    writeFileSync(path, [
+      'openapi: 3.0.3',
+      'info: { title: yaml, version: "1" }',
+      'paths:',
+      '  /items/{id}:',
+      '    get:',
+      '      operationId: getItem',
+      '      parameters:',
+      '        - { name: id, in: path, required: true, schema: { type: string } }',
+      '      responses:',
+      '        "200": { description: ok, content: { application/json: { schema: { type: object } } } }',
+      '',
+    ].join('\n'))
+    const app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: upstreamsFile({ openapi: { yml: { document: path, baseUrl: serviceUrl } } }) }), tools: [] })
+    apps.push(app)
+    expect((await call(app, 'yml_get_item', { id: 'a' })).json()).toEqual({ name: 'item' })
+  })
+
   it('a reload reads the document again; one that cannot be read keeps the serving catalog', async () => {
     const path = documentFile()
     const file = upstreamsFile({ openapi: { svc: { document: path, baseUrl: serviceUrl } } })
