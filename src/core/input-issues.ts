@@ -3,7 +3,7 @@ import type { InputIssue } from './errors.js'
 import type { StandardSchemaV1 } from './standard-schema.js'
 
 /** RFC 6901: `~` and `/` inside a segment are escaped. */
-function toJsonPointer (path: readonly PropertyKey[]): string {
+export function toJsonPointer (path: readonly PropertyKey[]): string {
   let pointer = ''
   for (const segment of path) pointer += '/' + String(segment).replaceAll('~', '~0').replaceAll('/', '~1')
   return pointer

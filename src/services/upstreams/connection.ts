@@ -1,7 +1,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Tool as McpToolInfo, type Transport, type VersionNegotiationMode, type jsonSchemaValidator } from '@modelcontextprotocol/client'
 import { UpstreamError } from '../../core/errors.js'
 import { VERSION } from '../version.js'
-import type { ServerConfig } from './file.js'
+import { redact, type ServerConfig } from './file.js'
 import { CallChannel } from './call-channel.js'
 import { ChildTransport } from './stdio-transport.js'
 import { remoteTransport } from './remote-transport.js'
@@ -309,9 +309,7 @@ export class UpstreamConnection {
 
   /** Any value the file took from the environment (or gave a child) is a credential: never in a message. */
   #redact (text: string): string {
-    let out = text
-    for (const secret of this.config.secrets) if (secret !== '') out = out.split(secret).join('[redacted]')
-    return out
+    return redact(text, this.config.secrets)
   }
 
   /** Stop: no more restarts, the child (and its group) stopped, calls in flight cut off. */

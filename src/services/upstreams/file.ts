@@ -296,6 +296,13 @@ function expandVariables (text: string, env: NodeJS.ProcessEnv, missing: (name: 
   })
 }
 
+/** `text` with every one of `secrets` taken out: what logs, statuses and errors may show. */
+export function redact (text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const secret of secrets) if (secret !== '') out = out.split(secret).join('[redacted]')
+  return out
+}
+
 function issueText (issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')}`
   return issue.message

@@ -1,4 +1,6 @@
 import { UpstreamError } from '../../core/errors.js'
+import { toJsonPointer } from '../../core/input-issues.js'
+import { isObject } from './openapi-document.js'
 import type { OperationPlan } from './openapi-operation.js'
 
 /*
@@ -87,7 +89,7 @@ function pathValue (property: string, name: string, value: unknown, style: strin
     if (style === 'matrix' && explode) return items.map(item => `;${encodeStrict(name)}=${item}`).join('')
     return prefix + items.join(style === 'label' && explode ? '.' : ',')
   }
-  if (isRecord(value)) {
+  if (isObject(value)) {
     const entries = Object.entries(value).map(([k, v]) => [encodeStrict(k), segment(property, scalar(v))] as const)
     if (explode) return (style === 'matrix' ? '' : prefix) + entries.map(([k, v]) => (style === 'matrix' ? `;${k}=${v}` : `${k}=${v}`)).join(style === 'label' ? '.' : ',')
     return prefix + entries.flat().join(',')
@@ -103,7 +105,7 @@ function queryPairs (name: string, value: unknown, style: string, explode: boole
     if (style === 'form' && explode) return items.map(item => `${key}=${item}`)
     return [`${key}=${items.join(style === 'spaceDelimited' ? '%20' : style === 'pipeDelimited' ? '%7C' : ',')}`]
   }
-  if (isRecord(value)) {
+  if (isObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined && v !== null)
     if (style === 'deepObject') return entries.map(([k, v]) => `${key}%5B${encodeStrict(k)}%5D=${encodeStrict(scalar(v))}`)
     if (explode) return entries.map(([k, v]) => `${encodeStrict(k)}=${encodeStrict(scalar(v))}`)
@@ -114,7 +116,7 @@ function queryPairs (name: string, value: unknown, style: string, explode: boole
 
 function simple (value: unknown, explode: boolean): string {
   if (Array.isArray(value)) return value.map(scalar).join(',')
-  if (isRecord(value)) return Object.entries(value).map(([k, v]) => (explode ? `${k}=${scalar(v)}` : `${k},${scalar(v)}`)).join(',')
+  if (isObject(value)) return Object.entries(value).map(([k, v]) => (explode ? `${k}=${scalar(v)}` : `${k},${scalar(v)}`)).join(',')
   return scalar(value)
 }
 
@@ -133,7 +135,7 @@ function scalar (value: unknown): string {
 
 function formOf (body: unknown): string {
   const form = new URLSearchParams()
-  if (isRecord(body)) {
+  if (isObject(body)) {
     for (const [key, value] of Object.entries(body)) {
       if (value === undefined || value === null) continue
       if (Array.isArray(value)) for (const item of value) form.append(key, scalar(item))
@@ -149,14 +151,10 @@ const LONE_SURROGATE = /\p{Cs}/u
 function wellFormed (value: unknown): boolean {
   if (typeof value === 'string') return !LONE_SURROGATE.test(value)
   if (Array.isArray(value)) return value.every(wellFormed)
-  if (isRecord(value)) return Object.entries(value).every(([key, v]) => !LONE_SURROGATE.test(key) && wellFormed(v))
+  if (isObject(value)) return Object.entries(value).every(([key, v]) => !LONE_SURROGATE.test(key) && wellFormed(v))
   return true
 }
 
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function invalid (property: string, message: string): UpstreamError {
-  return new UpstreamError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer: `/${property.replaceAll('~', '~0').replaceAll('/', '~1')}`, message, code: 'invalid_parameter' }] })
+  return new UpstreamError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer: toJsonPointer([property]), message, code: 'invalid_parameter' }] })
 }

@@ -5,7 +5,7 @@ import { compileGlob } from '../auth/glob.js'
 import { ConfigError } from '../config.js'
 import { VERSION } from '../version.js'
 import type { UpstreamLog, UpstreamStatus } from './connection.js'
-import { baseUrlProblem, type OpenApiServiceConfig } from './file.js'
+import { baseUrlProblem, redact, type OpenApiServiceConfig } from './file.js'
 import { readOpenApiDocument } from './openapi-document.js'
 import { HttpFailure, ServiceHttp, type HttpAnswer } from './openapi-http.js'
 import { isJson, operationIdPart, planOperation, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
@@ -250,9 +250,7 @@ export class OpenApiService {
   }
 
   #redact (text: string): string {
-    let out = text
-    for (const secret of this.config.secrets) if (secret !== '') out = out.split(secret).join('[redacted]')
-    return out
+    return redact(text, this.config.secrets)
   }
 }
 
