@@ -9,7 +9,7 @@ import { logsInfo, requestLoggers } from './lazy-logger.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
 import type { Tracing } from '../src/services/tracing/types.js'
-import { traceIdsOfActiveSpan } from '../src/services/tracing/active-span.js'
+import { traceIdsOfActiveSpan } from '../src/services/tracing/span-ids.js'
 import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 
 export { VERSION } from '../src/services/version.js'
@@ -39,7 +39,7 @@ async function upstreamsOf (config: Config, log: FastifyBaseLogger): Promise<Ups
  */
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  const logger = gatewayLogger(options.logger, options.tracing !== undefined)
+  const logger = gatewayLogger(options.logger, options.tracing?.activeSpan === true)
   const app = Fastify({
     // Fastify gets no logger of its own: with one, it times every response for a request log
     // line that toolgate replaces with its own (one line per call, with the tool and outcome),
@@ -105,10 +105,11 @@ function checkingInterval (config: Config): number {
   return Math.max(50, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)))
 }
 
-function gatewayLogger (options: BuildOptions['logger'], traced: boolean): FastifyBaseLogger {
+function gatewayLogger (options: BuildOptions['logger'], activeSpan: boolean): FastifyBaseLogger {
   if (options === undefined || options === false) return pino({ enabled: false })
   const { stream, ...given } = options
-  // Traced, every line written inside a request or call carries its trace and span ids.
-  const settings = traced ? { ...given, mixin: traceIdsOfActiveSpan } : given
+  // With the call's span active (TRACE_ACTIVE_SPAN), every line written inside a call carries
+  // its ids; without, the call's own line names them (tool-call.ts).
+  const settings = activeSpan ? { ...given, mixin: traceIdsOfActiveSpan } : given
   return stream === undefined ? pino(settings) : pino(settings, stream)
 }

@@ -36,7 +36,7 @@ import { approvalsSessionHook } from './approvals-sign-in.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 import { auditEarlyRefusal, openAuditTrail } from './audit.js'
-import { activeSpanIds } from '../src/services/tracing/active-span.js'
+import { exemplarOf } from '../src/services/tracing/span-ids.js'
 import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 import { upstreamRoutes } from './upstreams.js'
 
@@ -256,10 +256,10 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   return catalog
 }
 
-/** Traced, each duration keeps the active (tool call) span as its exemplar; untraced, nothing more than counting. */
+/** Traced, each duration keeps its (sampled) call's span as its exemplar; untraced, nothing more than counting. */
 function metricsObserver (metrics: GatewayMetrics, traced: boolean): (record: CallRecord) => void {
   if (!traced) return record => { metrics.observe(record) }
-  return record => { metrics.observe(record, activeSpanIds()) }
+  return record => { metrics.observe(record, exemplarOf(record.trace)) }
 }
 
 type EarlyFailureHook = NonNullable<ProblemOptions['onToolRouteFailure']>

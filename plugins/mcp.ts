@@ -159,7 +159,7 @@ class HttpCaller implements McpCaller {
         trace: span?.headers,
       }
       const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
-      // Traced, the call runs with its span active, as over REST.
+      // Traced, the call runs in its span's context, as over REST (tool-call.ts).
       return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : context.with(span.context, () => this.options.catalog.invokeWith(bind, request)))
     } finally {
       gauge?.dec()

@@ -7,6 +7,7 @@ import type { AnyTool, ApprovalRule, BindOptions, CallRecord, InvokeRequest, Too
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
+import { logFieldsOf } from '../src/services/tracing/span-ids.js'
 import { APPROVAL_ID_HEADER, approvalIdOf, preferredWaitMs } from './approval-schemas.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
@@ -55,7 +56,8 @@ export class RestCalls {
     inFlight?.inc()
     try {
       // Nothing since the route read the tool awaited: the call runs in the catalog version the tool came from.
-      // Traced, the call runs with its span active, so what the tool does joins the trace.
+      // Traced, the call runs in its span's context: with TRACE_ACTIVE_SPAN (a context manager)
+      // the tool's own code sees it as the active span; without, `with` only calls.
       result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
     } finally {
       inFlight?.dec()
@@ -112,6 +114,7 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
     durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
     principal: request.principal.id, source: request.ip, domain: record.domain, effects: record.effectsLabel,
     mutated: record.mutatedResources.length === 0 ? undefined : record.mutatedResources,
+    ...logFieldsOf(record.trace),
   }
   if (record.status >= 500) request.log.error({ ...line, err: record.failure }, 'tool call failed')
   else request.log.info(line, 'tool call')

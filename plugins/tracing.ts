@@ -1,30 +1,54 @@
-import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
+import { ServerSpan } from '../src/services/tracing/server-span.js'
 import type { Tracing } from '../src/services/tracing/types.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's HTTP server span while tracing is on (null: not traced, or already closed). */
+    serverSpan: ServerSpan | null
+  }
+}
 
 /** Probes and scrapes: a span each would only bury the calls an operator looks for. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics'])
 
 /**
- * The HTTP server span of every request, from `@fastify/otel` (the maintained instrumentation),
- * named `{method} {route}` as the HTTP conventions ask. Per-hook and handler spans are left off:
- * the tool call's own span says what happened inside. Registered first, so it sees every route.
+ * The HTTP server span of every request (`server-span.ts`), opened by the first `onRequest`
+ * hook and closed when the response is sent or the client goes away. Two hooks and one span:
+ * no per-hook spans, no context switch for the whole request (an instrumentation that does
+ * either costs every request, sampled or not). Registered first, so it sees every route.
  */
 export async function registerHttpTracing (app: FastifyInstance, tracing: Tracing): Promise<void> {
-  const instrumentation = new FastifyOtelInstrumentation({
-    instrumentHooks: false,
-    instrumentHandler: false,
-    ignorePaths: ({ url }) => UNTRACED.has(url),
-    requestHook: (span, request) => {
-      if (request.routeOptions.url !== undefined) span.updateName(`${request.method} ${request.routeOptions.url}`)
-    },
+  app.decorateRequest('serverSpan', null)
+  app.addHook('onRequest', (request, _reply, done) => {
+    const path = pathOf(request.url)
+    if (!UNTRACED.has(path)) {
+      request.serverSpan = new ServerSpan(tracing.tracer, {
+        method: request.method, path, headers: request.headers,
+        details: () => ({ route: request.routeOptions.url, scheme: request.protocol, httpVersion: request.raw.httpVersion }),
+      })
+    }
+    done()
   })
-  instrumentation.setTracerProvider(tracing.provider)
-  await app.register(instrumentation.plugin())
+  app.addHook('onResponse', (request, reply, done) => {
+    request.serverSpan?.end(reply.statusCode)
+    request.serverSpan = null
+    done()
+  })
+  app.addHook('onRequestAbort', (request, done) => {
+    request.serverSpan?.end(0, true)
+    request.serverSpan = null
+    done()
+  })
   app.addHook('onClose', async () => { await tracing.shutdown() })
+}
+
+function pathOf (url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
 }
 
 /**
@@ -66,19 +90,16 @@ export function callTracer (tracing: Tracing): CallTracer {
  * bounded set, never what a caller sent (an unknown id never reaches here).
  */
 function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
-  const server = request.opentelemetry().span
+  const server = request.serverSpan
   // A span the sampler left out records no name: spare it the work.
-  if (server === null || !server.isRecording() || request.routeOptions.url === undefined) return
+  if (server === null || !server.isRecording || request.routeOptions.url === undefined) return
   const route = request.routeOptions.url.replace(/:id$/, tool.id)
-  server.updateName(`${request.method} ${route}`)
-  server.setAttribute('http.route', route)
+  server.rename(`${request.method} ${route}`, { 'http.route': route })
 }
 
-/** The request span when `@fastify/otel` made one, else whatever the caller's headers carry. */
+/** The request's server span, else (an untraced path) whatever the caller's headers carry. */
 function parentOf (request: FastifyRequest): Context {
-  const otel = request.opentelemetry()
-  if (otel.context !== null) return otel.context
-  return propagation.extract(ROOT_CONTEXT, request.headers)
+  return request.serverSpan?.context ?? propagation.extract(ROOT_CONTEXT, request.headers)
 }
 
 /**
@@ -87,8 +108,8 @@ function parentOf (request: FastifyRequest): Context {
  * `execute_tool` span carries the method too.
  */
 function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, mcp: McpCallFacts): void {
-  const server = request.opentelemetry().span
-  const serverRecorded = server !== null && server.isRecording()
+  const server = request.serverSpan
+  const serverRecorded = server !== null && server.isRecording
   if (!call.span.isRecording() && !serverRecorded) return
   const attributes = {
     'mcp.method.name': mcp.method,
@@ -97,6 +118,5 @@ function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, m
   }
   call.span.setAttributes(attributes)
   if (!serverRecorded) return
-  server.updateName(`${mcp.method} ${tool.id}`)
-  server.setAttributes({ ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
+  server.rename(`${mcp.method} ${tool.id}`, { ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
 }

@@ -24,6 +24,7 @@ export const FEATURE_PAIRS: readonly FeaturePair[] = [
   { feature: 'audit log with AUDIT_FSYNC=true', variant: 'write-audited-fsync', reference: 'write' },
   { feature: 'tracing, every call sampled (always_on)', variant: 'traced-always-on', reference: 'untraced', minRate: 0.8 },
   { feature: 'tracing, parentbased_traceidratio 0.1', variant: 'traced-ratio-0.1', reference: 'untraced', minRate: 0.95 },
+  { feature: 'tracing at 0.1 with TRACE_ACTIVE_SPAN=true (the tool\'s span active)', variant: 'traced-ratio-0.1-active', reference: 'untraced' },
   { feature: 'MCP tools/call vs REST POST /tools/echo', variant: 'untraced-mcp', reference: 'untraced', minRate: 0.95 },
   { feature: 'Redis slots (REDIS_URL) for a read-only tool', variant: 'toolgate-redis', reference: 'toolgate-echo', minRate: 0.9 },
 ]

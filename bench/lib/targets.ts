@@ -83,6 +83,7 @@ export const FEATURE_TARGETS: readonly Target[] = [
   { id: 'untraced-mcp', label: 'echo, MCP tools/call, untraced', file: 'bench/targets/toolgate-untraced.ts', request: keyed(mcpEcho), isRight: isMcpEcho },
   { id: 'traced-always-on', label: 'echo, traced (always_on)', file: 'bench/targets/toolgate-traced.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'traced-ratio-0.1', label: 'echo, traced (parentbased_traceidratio 0.1)', file: 'bench/targets/toolgate-traced-ratio.ts', request: keyed(restEcho), isRight: isEcho },
+  { id: 'traced-ratio-0.1-active', label: 'echo, traced (parentbased_traceidratio 0.1, TRACE_ACTIVE_SPAN)', file: 'bench/targets/toolgate-traced-ratio-active.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'write', label: 'writing echo, unaudited', file: 'bench/targets/toolgate-write.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'write-audited', label: 'writing echo, audited', file: 'bench/targets/toolgate-write-audited.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'write-audited-fsync', label: 'writing echo, audited, AUDIT_FSYNC', file: 'bench/targets/toolgate-write-audited-fsync.ts', request: keyed(restEcho), isRight: isEcho },

@@ -39,6 +39,8 @@ export interface Variant {
   readonly fsync?: boolean
   /** With `traced`: the sampler (`OTEL_TRACES_SAMPLER`, `_ARG`) instead of always_on. */
   readonly sampler?: { readonly name: string, readonly arg?: string }
+  /** With `traced`: TRACE_ACTIVE_SPAN=true (the tool runs with its span active: a context manager). */
+  readonly activeSpan?: boolean
   /** Serve the writing echo instead of the read-only one. */
   readonly writing?: boolean
 }
@@ -54,6 +56,7 @@ export async function serveVariant (variant: Variant): Promise<void> {
     ? await tracingFromEnv({
       OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_SERVICE_NAME: 'toolgate-bench',
       OTEL_TRACES_SAMPLER: sampler.name, ...(sampler.arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: sampler.arg }),
+      ...(variant.activeSpan === true ? { TRACE_ACTIVE_SPAN: 'true' } : {}),
     })
     : undefined
   const app = await buildApp({ config, tools: [variant.writing === true ? writingEcho : echoTool], logger: { level: config.logLevel }, tracing })

@@ -1,5 +1,5 @@
 import type { Outcome } from './outcome.js'
-import type { DebugStep, Effect } from './tool.js'
+import type { DebugStep, Effect, TraceContext } from './tool.js'
 
 /** The empty list every record starts with and most keep: one frozen array, not one per call. */
 export const NONE: readonly never[] = Object.freeze([])
@@ -32,4 +32,6 @@ export interface CallRecord {
   debugSteps: readonly DebugStep[]
   /** What went wrong, for the log only (never sent to a caller on a 5xx). */
   failure?: unknown
+  /** The W3C trace context the call ran under (the binding's, when the host traces it): its log line and exemplar name it. */
+  readonly trace?: TraceContext
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { trace } from '@opentelemetry/api'
 import { z } from 'zod'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { callTracer } from '../../plugins/tracing.js'
@@ -23,8 +24,14 @@ const seen: Array<TraceContext | undefined> = []
 const traceAware = defineTool({
   id: 'trace_aware', kind: 'write', description: 'Reports the trace context it was given.', isReadOnly: false, isConcurrencySafe: false,
   authorize () {}, inputSchema: z.object({}), outputSchema: z.object({ traceparent: z.string().nullable() }),
-  execute: (_input, ctx) => { seen.push(ctx.trace); return { traceparent: ctx.trace?.traceparent ?? null } },
+  execute: (_input, ctx) => {
+    seen.push(ctx.trace)
+    activeInTool.push(trace.getActiveSpan()?.spanContext().spanId)
+    return { traceparent: ctx.trace?.traceparent ?? null }
+  },
 })
+/** The span id OpenTelemetry's active span had inside the tool, by call. */
+const activeInTool: Array<string | undefined> = []
 
 let receiver: OtlpReceiver
 let tracing: Tracing
@@ -76,6 +83,9 @@ describe('tool call spans', () => {
       'toolgate.tool.effects': [], 'toolgate.tool.read_only': true, 'toolgate.outcome': 'ok', 'toolgate.status': 200,
       'toolgate.idempotent_replay': false, 'toolgate.executed': true,
     })
+    // The server span after the HTTP conventions, named for the tool's own operation.
+    expect(http.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': '/tools/echo', 'url.scheme': 'http', 'http.route': '/tools/echo', 'http.response.status_code': 200 })
+    expect(http.status.code).toBe(UNSET)
     expect(span.attributes['gen_ai.tool.call.id']).toMatch(/\S+/)
     expect(span.attributes['toolgate.queue_wait_ms']).toBe(0)
     expect(span.attributes).not.toHaveProperty('error.type')
@@ -97,8 +107,10 @@ describe('tool call spans', () => {
   })
 
   it('a timeout: error.type TOOLGATE_TIMEOUT, outcome unknown (a write that had begun)', async () => {
-    const { status, span } = await call('hang', {}, { traceparent })
+    const { status, span, http } = await call('hang', {}, { traceparent })
     expect(status).toBe(504)
+    // A 5xx makes the server span an error too (a 4xx does not: the caller's mistake).
+    expect(http).toMatchObject({ status: { code: ERROR }, attributes: expect.objectContaining({ 'http.response.status_code': 504, 'error.type': '504' }) })
     expect(span.status.code).toBe(ERROR)
     expect(span.attributes).toMatchObject({ 'error.type': 'TOOLGATE_TIMEOUT', 'toolgate.outcome': 'unknown', 'toolgate.status': 504, 'toolgate.executed': true })
   })
@@ -123,6 +135,18 @@ describe('tool call spans', () => {
     const { span, body } = await call('trace_aware', {}, { traceparent, tracestate: 'vendor=abc' })
     expect(body).toEqual({ traceparent: `00-${CALLER_TRACE}-${span.spanId}-01` })
     expect(seen.at(-1)).toEqual({ traceparent: `00-${CALLER_TRACE}-${span.spanId}-01`, tracestate: 'vendor=abc' })
+    // Without TRACE_ACTIVE_SPAN no context manager is installed: ctx.trace is the way in.
+    expect(activeInTool.at(-1)).toBeUndefined()
+  })
+
+  it('a route no tool matched gets a server span named by its method alone', async () => {
+    const before = new Set(receiver.spans)
+    const response = await app.inject({ method: 'GET', url: '/no/such/route', headers: { traceparent } })
+    expect(response.statusCode).toBe(404)
+    await tracing.provider.forceFlush()
+    const http = receiver.spans.find(s => !before.has(s) && s.traceId === CALLER_TRACE)
+    expect(http).toMatchObject({ name: 'GET', kind: SERVER, parentSpanId: CALLER_SPAN, attributes: expect.objectContaining({ 'http.response.status_code': 404 }) })
+    expect(http!.attributes).not.toHaveProperty('http.route')
   })
 
   it('url_fetch passes the call\'s trace context on to the service it fetches', async () => {

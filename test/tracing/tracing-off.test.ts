@@ -30,8 +30,8 @@ describe('tracing off', () => {
     const response = await app.inject({ method: 'POST', url: '/tools/probe', headers: { ...auth(KEYS.admin), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, payload: {} })
     expect(response.statusCode).toBe(200)
     expect(seen).toEqual([undefined])
-    // No @fastify/otel on the app, no propagator, no real tracer provider in the process.
-    expect(app.hasRequestDecorator('opentelemetry')).toBe(false)
+    // No server span hooks on the app, no propagator, no context manager, no real tracer provider in the process.
+    expect(app.hasRequestDecorator('serverSpan')).toBe(false)
     expect(propagation.fields()).toEqual([])
     expect(trace.getTracer('probe').startSpan('x').isRecording()).toBe(false)
     await new Promise(resolve => setTimeout(resolve, 100))

@@ -14,6 +14,7 @@ import type { Tracing } from './types.js'
 
 /** The provider, its exporter and the process-wide pieces: loaded only when tracing is on. */
 export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
+  const activeSpan = activeSpanSetting(env.TRACE_ACTIVE_SPAN)
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf'
   const exporter = exporterFor(protocol, url)
   const provider = new NodeTracerProvider({
@@ -25,10 +26,11 @@ export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
     idGenerator: new PooledIdGenerator(),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   })
-  installGlobals()
+  installGlobals(activeSpan)
   return {
     provider,
     tracer: provider.getTracer('toolgate', VERSION),
+    activeSpan,
     shutdown: async () => { await provider.shutdown() },
   }
 }
@@ -40,18 +42,33 @@ function exporterFor (protocol: string, url: string): SpanExporter {
   throw new ConfigError(`invalid setting "OTEL_EXPORTER_OTLP_PROTOCOL": "${protocol}" is not supported; use http/protobuf or http/json`)
 }
 
-let globalsInstalled = false
+let propagatorInstalled = false
+let contextManagerInstalled = false
 
 /**
- * The process-wide pieces, once: W3C trace context (so `traceparent` / `tracestate` on a
- * request continue the caller's trace) and an AsyncLocalStorage context manager (so code a tool
- * runs sees its call's span as the active one). Tracer providers stay per gateway, never global.
+ * The process-wide pieces, once each: W3C trace context (so `traceparent` / `tracestate` on a
+ * request continue the caller's trace) and, with `activeSpan`, an AsyncLocalStorage context
+ * manager (so code a tool runs sees its call's span as the active one). Node 20's
+ * AsyncLocalStorage runs a hook on every promise the process makes once anything enters a
+ * context (the SDK's exporter does, on every export): measured at 10 to 25 % of a call's CPU,
+ * sampled or not, so it is the operator's choice. Tracer providers stay per gateway, never global.
  */
-function installGlobals (): void {
-  if (globalsInstalled) return
-  globalsInstalled = true
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator())
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+function installGlobals (activeSpan: boolean): void {
+  if (!propagatorInstalled) {
+    propagatorInstalled = true
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+  }
+  if (activeSpan && !contextManagerInstalled) {
+    contextManagerInstalled = true
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  }
+}
+
+function activeSpanSetting (raw: string | undefined): boolean {
+  const value = raw?.trim().toLowerCase()
+  if (value === undefined || value === '' || value === 'false') return false
+  if (value === 'true') return true
+  throw new ConfigError(`invalid setting "TRACE_ACTIVE_SPAN": "${raw ?? ''}" is not true or false`)
 }
 
 function nonEmpty (value: string | undefined): string | undefined {

@@ -8,7 +8,8 @@ import type { Tracing } from './types.js'
  * Read: `OTEL_EXPORTER_OTLP_ENDPOINT` (base URL, `/v1/traces` appended) or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (used as is), `OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`
  * (`http/protobuf`, the spec's default, or `http/json`), `OTEL_SERVICE_NAME` (default
- * `toolgate`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and `_ARG`. Headers, timeouts and
+ * `toolgate`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and `_ARG`, and toolgate's own
+ * `TRACE_ACTIVE_SPAN` (`true`: a tool's code runs with its call's span active). Headers, timeouts and
  * batch sizes (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*`) are read by the SDK itself.
  */
 export async function tracingFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {

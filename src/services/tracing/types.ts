@@ -9,6 +9,12 @@ import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 export interface Tracing {
   readonly provider: NodeTracerProvider
   readonly tracer: Tracer
+  /**
+   * Whether a tool's code runs with its call's span as OpenTelemetry's active span
+   * (`TRACE_ACTIVE_SPAN=true`: an AsyncLocalStorage context manager, which on Node 20 taxes
+   * every promise in the process). Off, the span reaches the tool as `ctx.trace` only.
+   */
+  readonly activeSpan: boolean
   /** Export what is buffered and stop. */
   shutdown (): Promise<void>
 }

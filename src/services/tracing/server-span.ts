@@ -1,0 +1,91 @@
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+
+/*
+ * The HTTP server span of one request, after the HTTP semantic conventions: kind SERVER, named
+ * `{method} {route}` (`{method}` alone where no route matched), its parent the caller's W3C
+ * trace context and nothing else: read from the request's own headers, never from whatever
+ * context happens to be active when the hook runs.
+ *
+ * It is never made the active context. Only a tool call needs one (its code runs with its call's
+ * span active), and the call span takes this span's context as its parent explicitly.
+ */
+
+/** The request as the span needs it: the HTTP face passes its own. */
+export interface ServerRequest {
+  readonly method: string
+  /** The path as sent, without the query. */
+  readonly path: string
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  /** Asked only of a span that records. */
+  details (): RequestDetails
+}
+
+interface RequestDetails {
+  /** The matched route's pattern (`/tools/:id`), undefined where no route matched. */
+  readonly route: string | undefined
+  readonly scheme: string
+  readonly httpVersion: string
+}
+
+export class ServerSpan {
+  readonly span: Span
+  #context: Context | undefined
+  readonly #parent: Context
+  #ended = false
+
+  constructor (tracer: Tracer, request: ServerRequest) {
+    this.#parent = propagation.extract(ROOT_CONTEXT, request.headers)
+    // Named by its method until it is known to record (the samplers toolgate configures decide
+    // on the trace id and the parent only): a route, its name and its attributes would be
+    // objects made and dropped on every request the sampler leaves out.
+    this.span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, this.#parent)
+    if (this.span.isRecording()) {
+      const { route, scheme, httpVersion } = request.details()
+      if (route !== undefined) this.span.updateName(`${request.method} ${route}`)
+      this.span.setAttributes({
+        'http.request.method': request.method,
+        'url.path': request.path,
+        'url.scheme': scheme,
+        'network.protocol.version': httpVersion,
+        ...(route === undefined ? {} : { 'http.route': route }),
+      })
+    }
+  }
+
+  /** The caller's context with this span in it: the parent of the calls the request makes. */
+  get context (): Context {
+    this.#context ??= trace.setSpan(this.#parent, this.span)
+    return this.#context
+  }
+
+  get isRecording (): boolean {
+    return this.span.isRecording()
+  }
+
+  /** The route the request is really about (`POST /tools/get_weather` for the one route that serves every tool). */
+  rename (name: string, attributes: Readonly<Record<string, string>>): void {
+    if (!this.span.isRecording()) return
+    this.span.updateName(name)
+    this.span.setAttributes(attributes)
+  }
+
+  /** Close with the status sent (or `aborted` when the client went away first); once only. */
+  end (statusCode: number, aborted = false): void {
+    if (this.#ended) return
+    this.#ended = true
+    const span = this.span
+    if (span.isRecording()) {
+      if (aborted) {
+        span.setAttribute('toolgate.client_aborted', true)
+      } else {
+        span.setAttribute('http.response.status_code', statusCode)
+        // Server spans are errors for 5xx only: a 4xx is the client's mistake (HTTP conventions).
+        if (statusCode >= 500) {
+          span.setAttribute('error.type', String(statusCode))
+          span.setStatus({ code: SpanStatusCode.ERROR })
+        }
+      }
+    }
+    span.end()
+  }
+}

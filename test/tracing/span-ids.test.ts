@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { exemplarOf, idsOf, logFieldsOf } from '../../src/services/tracing/span-ids.js'
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c'
+const SPAN = 'b7ad6b7169203331'
+
+describe('a call\'s span ids, read off its traceparent', () => {
+  it('are the traceparent\'s fields', () => {
+    expect(idsOf({ traceparent: `00-${TRACE}-${SPAN}-01` })).toEqual({ traceId: TRACE, spanId: SPAN, flags: '01' })
+    expect(logFieldsOf({ traceparent: `00-${TRACE}-${SPAN}-00`, tracestate: 'a=b' })).toEqual({ trace_id: TRACE, span_id: SPAN, trace_flags: '00' })
+  })
+
+  it('make an exemplar only for a sampled call', () => {
+    expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-01` })).toMatchObject({ traceId: TRACE, spanId: SPAN })
+    expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-03` })).toMatchObject({ traceId: TRACE })
+    expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-00` })).toBeUndefined()
+    expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-02` })).toBeUndefined()
+  })
+
+  it('are none for no context or one of another shape', () => {
+    expect(idsOf(undefined)).toBeUndefined()
+    expect(exemplarOf(undefined)).toBeUndefined()
+    expect(idsOf({ traceparent: `01-${TRACE}-${SPAN}-01` })).toBeUndefined()
+    expect(idsOf({ traceparent: `00-${TRACE}-${SPAN}-01-extra` })).toBeUndefined()
+    expect(logFieldsOf({ traceparent: 'garbage' })).toBeUndefined()
+  })
+})
