@@ -80,6 +80,7 @@ const OTHER_SETTINGS: ReadonlyArray<readonly [name: string, defaultText: string,
   ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules`, `approvalRules` and `toolLimits`'],
   ['LEDGER_APPROVAL_ABOVE_CENTS', '`50000`', 'demo ledger: transfers above this wait for approval (`off`: never)'],
   ['OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*', 'none (off)', 'OpenTelemetry tracing; see [Traces and audit](#traces-and-audit)'],
+  ['TRACE_ACTIVE_SPAN', '`false`', 'traced: run each tool with its call\'s span as OpenTelemetry\'s active span (a context manager: it costs every call, see [Traces and audit](#traces-and-audit))'],
   ['FETCH_ALLOWED_HOSTS', 'none', 'hosts `url_fetch` may reach (comma-separated); none means it refuses every URL'],
 ]
 
