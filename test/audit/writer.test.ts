@@ -23,6 +23,21 @@ describe('when audit lines reach the file', () => {
     await writer.close()
   })
 
+  it('a line says what its entry held when appended, though it is chained when written; the head follows the writes', async () => {
+    const path = tmp()
+    const writer = await AuditWriter.open(path, options({ flushMs: 60_000 }))
+    const mutated = ['notes/a']
+    writer.append({ event: 'call', n: 1, mutated })
+    writer.append({ event: 'call', n: 2 })
+    mutated.push('notes/b') // after the call's line was appended: not part of it
+    expect(writer.head.seq).toBe(0)
+    await writer.flush()
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map(line => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.map(l => [l.seq, l.n, l.mutated])).toEqual([[1, 1, ['notes/a']], [2, 2, undefined]])
+    expect(writer.head).toEqual({ seq: 2, hash: lines[1]!.hash })
+    await writer.close()
+  })
+
   it('a full batch is written before the interval ends', async () => {
     const path = tmp()
     const writer = await AuditWriter.open(path, options({ flushMs: 60_000 }))

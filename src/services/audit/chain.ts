@@ -34,10 +34,16 @@ export const EMPTY_CHAIN: ChainHead = { seq: 0, hash: GENESIS }
 
 /** Append one entry: its line (without newline) and the new head. */
 export function chainLine (head: ChainHead, entry: Readonly<Record<string, unknown>>): { line: string, head: ChainHead } {
+  return chainMembers(head, JSON.stringify(entry))
+}
+
+/**
+ * The same from the entry's JSON text (`JSON.stringify(entry)`), so that an entry can be
+ * serialized when it happens and chained later: the text is the same as
+ * JSON.stringify({ type, seq, prev, ...entry }), without copying the entry into a new object.
+ */
+export function chainMembers (head: ChainHead, members: string): { line: string, head: ChainHead } {
   const seq = head.seq + 1
-  // The same text as JSON.stringify({ type, seq, prev, ...entry }), without copying the entry
-  // into a new object first (the copy cost more than the SHA-256 of the line).
-  const members = JSON.stringify(entry)
   const body = `{"type":"${AUDIT_TYPE}","seq":${seq},"prev":"${head.hash}"${members === '{}' ? '' : `,${members.slice(1, -1)}`}`
   const hash = sha256(body)
   return { line: `${body},"hash":"${hash}"}`, head: { seq, hash } }

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { FIRST_RECORDS, shareRefusal } from '../../core/idempotency/shares.js'
-import { chainLine, EMPTY_CHAIN, sha256, type ChainHead } from './chain.js'
+import { chainMembers, EMPTY_CHAIN, sha256, type ChainHead } from './chain.js'
 import { verifyAuditText } from './verify.js'
 
 /** Where audit lines go: a file opened for appending, or the process's stdout. */
@@ -38,9 +38,11 @@ export interface AuditWriterOptions {
 
 /**
  * The audit log's writer: appends chained lines without ever making a call wait for the disk.
- * `append` chains the line at once (the order is the order of calls) and queues it; one write
- * at a time drains the whole queue, `flushMs` after the first line it finds waiting (at once
- * when `EAGER_LINES` wait, or on `flush`). A queue at `maxBuffered` drops the line, and the drop
+ * `append` serializes the entry at once and queues it (the order is the order of calls); one
+ * write at a time drains the whole queue, `flushMs` after the first line it finds waiting (at
+ * once when `EAGER_LINES` wait, or on `flush`), chaining the batch's lines just before it writes
+ * them: the SHA-256 of a batch in one loop costs less than one per call interleaved with the
+ * rest of each call's work, and the lines and their order are the same. A queue at `maxBuffered` drops the line, and the drop
  * itself goes into the chain as a `dropped` record as soon as there is room, so the file says
  * what it is missing, and whose.
  *
@@ -52,7 +54,10 @@ export interface AuditWriterOptions {
  */
 export class AuditWriter {
   #head: ChainHead
+  /** Entries not yet chained, each as its JSON text (`chainMembers`). */
   #queue: string[] = []
+  /** Written before the next batch: a newline ending a torn last line. */
+  #prefix = ''
   /** Lines of each principal in `#queue`. */
   #waiting = new Map<string, number>()
   #writing: Promise<void> | undefined
@@ -77,10 +82,14 @@ export class AuditWriter {
     const { head, tornTail } = readHead(path)
     const writer = new AuditWriter(await fileSink(path), head, options)
     // A crash cut the last line short: end it, and say in the chain which line that was.
-    if (tornTail !== undefined) writer.#enqueue('\n' + writer.#chain({ event: 'resumed', time: new Date().toISOString(), tornLine: tornTail.line, tornSha256: tornTail.sha256 }))
+    if (tornTail !== undefined) {
+      writer.#prefix = '\n'
+      writer.#enqueue({ event: 'resumed', time: new Date().toISOString(), tornLine: tornTail.line, tornSha256: tornTail.sha256 })
+    }
     return writer
   }
 
+  /** The chain's last `seq` and `hash` as written so far (after `flush`: of every line appended). */
   get head (): ChainHead {
     return this.#head
   }
@@ -101,13 +110,13 @@ export class AuditWriter {
     }
     if (this.#dropped > 0) {
       const by = this.#droppedBy.size === 0 ? {} : { principals: Object.fromEntries(this.#droppedBy) }
-      this.#enqueue(this.#chain({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped, ...by }))
+      this.#enqueue({ event: 'dropped', time: new Date().toISOString(), count: this.#dropped, ...by })
       this.#options.onDropsRecorded?.(this.#dropped)
       this.#dropped = 0
       this.#droppedBy = new Map()
     }
     if (principal !== undefined) this.#waiting.set(principal, (this.#waiting.get(principal) ?? 0) + 1)
-    this.#enqueue(this.#chain(entry))
+    this.#enqueue(entry)
     return true
   }
 
@@ -137,14 +146,24 @@ export class AuditWriter {
     await this.#sink.close()
   }
 
-  #chain (entry: Readonly<Record<string, unknown>>): string {
-    const { line, head } = chainLine(this.#head, entry)
+  /** The batch's lines, chained in queue order, and the head after them. */
+  #chain (batch: readonly string[]): string {
+    let head = this.#head
+    const lines = new Array<string>(batch.length)
+    for (let i = 0; i < batch.length; i++) {
+      const chained = chainMembers(head, batch[i]!)
+      lines[i] = chained.line
+      head = chained.head
+    }
     this.#head = head
-    return line
+    const text = this.#prefix + lines.join('\n') + '\n'
+    this.#prefix = ''
+    return text
   }
 
-  #enqueue (line: string): void {
-    this.#queue.push(line)
+  #enqueue (entry: Readonly<Record<string, unknown>>): void {
+    // Serialized now: what the line says is what the entry held when it happened.
+    this.#queue.push(JSON.stringify(entry))
     if (this.#writing === undefined) this.#writing = this.#drain()
     else if (this.#queue.length >= EAGER_LINES) this.#wake?.()
   }
@@ -158,7 +177,7 @@ export class AuditWriter {
         this.#queue = []
         this.#waiting = new Map()
         try {
-          await this.#sink.write(batch.join('\n') + '\n')
+          await this.#sink.write(this.#chain(batch))
           if (fsync) await this.#sink.sync()
         } catch (error) {
           this.#options.onDrop(batch.length, false)
