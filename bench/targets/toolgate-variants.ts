@@ -6,7 +6,7 @@
  *   npx tsx bench/compare.ts ./bench/targets/toolgate-write.ts ./bench/targets/toolgate-write-audited.ts
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -46,10 +46,11 @@ export interface Variant {
 }
 
 export async function serveVariant (variant: Variant): Promise<void> {
+  const auditDir = variant.audited === true ? mkdtempSync(join(tmpdir(), 'toolgate-bench-')) : undefined
   const config = loadConfig({}, {
     logLevel: 'warn',
     apiKeys: [{ principal: 'bench', sha256: hashApiKey(BENCH_API_KEY), scopes: ['tools:read', 'tools:call'] }],
-    ...(variant.audited === true ? { auditLog: join(mkdtempSync(join(tmpdir(), 'toolgate-bench-')), 'audit.log'), auditFsync: variant.fsync === true } : {}),
+    ...(auditDir === undefined ? {} : { auditLog: join(auditDir, 'audit.log'), auditFsync: variant.fsync === true }),
   })
   const sampler = variant.sampler ?? { name: 'always_on' }
   const tracing = variant.traced === true
@@ -60,6 +61,9 @@ export async function serveVariant (variant: Variant): Promise<void> {
     })
     : undefined
   const app = await buildApp({ config, tools: [variant.writing === true ? writingEcho : echoTool], logger: { level: config.logLevel }, tracing })
+  // The log stays open (and written, synced with `fsync`) after its name is gone: the bench stops
+  // targets with SIGKILL, and each audited run would otherwise leave tens of MiB in the temp folder.
+  if (auditDir !== undefined) rmSync(auditDir, { recursive: true, force: true })
   await app.listen({ host: '127.0.0.1', port: 0 })
   announce((app.server.address() as AddressInfo).port)
 }
