@@ -42,9 +42,9 @@ export interface AuditWriterOptions {
  * write at a time drains the whole queue, `flushMs` after the first line it finds waiting (at
  * once when `EAGER_LINES` wait, or on `flush`), chaining the batch's lines just before it writes
  * them: the SHA-256 of a batch in one loop costs less than one per call interleaved with the
- * rest of each call's work, and the lines and their order are the same. A queue at `maxBuffered` drops the line, and the drop
- * itself goes into the chain as a `dropped` record as soon as there is room, so the file says
- * what it is missing, and whose.
+ * rest of each call's work, and the lines and their order are the same. A queue at
+ * `maxBuffered` drops the line, and the drop itself goes into the chain as a `dropped` record as
+ * soon as there is room, so the file says what it is missing, and whose.
  *
  * The queue is shared by the rule of `idempotency/shares.ts`: a principal's lines may fill at
  * most a quarter of it, and its last eighth is kept for principals with fewer than 16 lines
