@@ -15,6 +15,10 @@ describe('a call\'s span ids, read off its traceparent', () => {
     expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-03` })).toMatchObject({ traceId: TRACE })
     expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-00` })).toBeUndefined()
     expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-02` })).toBeUndefined()
+    // Every last hex digit: odd ones are sampled.
+    for (const [digit, sampled] of [...'0123456789abcdef'].map((d, i) => [d, i % 2 === 1] as const)) {
+      expect(exemplarOf({ traceparent: `00-${TRACE}-${SPAN}-0${digit}` }) !== undefined, digit).toBe(sampled)
+    }
   })
 
   it('are none for no context or one of another shape', () => {

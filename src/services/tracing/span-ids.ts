@@ -30,8 +30,11 @@ const TRACEPARENT_LENGTH = 55
 /** The ids of a sampled call, for an exemplar; none for a trace the sampler left out (no backend has it). */
 export function exemplarOf (context: TraceContext | undefined): SpanIds | undefined {
   const header = context?.traceparent
-  // The sampled flag is the lowest bit of the last hex digit: read before anything is sliced.
-  if (header?.length !== TRACEPARENT_LENGTH || (Number.parseInt(header[54]!, 16) & 1) !== 1) return undefined
+  // The sampled flag is the lowest bit of the last hex digit ('0'-'9' at 48-57, 'a'-'f' at
+  // 97-102): read from its character code before anything is sliced.
+  if (header?.length !== TRACEPARENT_LENGTH) return undefined
+  const digit = header.charCodeAt(54)
+  if (((digit <= 57 ? digit - 48 : digit - 87) & 1) !== 1) return undefined
   return idsOf(context)
 }
 
