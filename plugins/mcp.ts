@@ -199,8 +199,9 @@ function restDefaultsOf (request: FastifyRequest): McpCallOptions {
 
 /** Request ids are the client's counter: cancellations are matched within one caller (and session). */
 function cancelScopeOf (request: FastifyRequest): string {
-  const session = single(request.headers['mcp-session-id']) ?? single(request.headers['x-session-id']) ?? ''
-  return `${request.principal.id}\u0000${session}`
+  const session = single(request.headers['mcp-session-id']) ?? single(request.headers['x-session-id'])
+  // Without a session, the principal's id as it is (no string built per request).
+  return session === undefined ? request.principal.id : `${request.principal.id}\u0000${session}`
 }
 
 /** JSON when the client takes it (or says nothing), else one SSE event; `undefined`: neither (406). */

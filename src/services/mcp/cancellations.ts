@@ -4,7 +4,7 @@ import type { JsonRpcId } from './json-rpc.js'
 /** A signal `notifications/cancelled` can fire; one listener, like the pipeline's own signals. */
 export class CancelledSignal implements CancelSignal {
   aborted = false
-  constructor (readonly key: string) {}
+  constructor (readonly scope: string, readonly id: JsonRpcId) {}
   #listener: (() => void) | undefined
   addEventListener (_type: 'abort', listener: () => void): void { this.#listener = listener }
   removeEventListener (): void { this.#listener = undefined }
@@ -24,24 +24,35 @@ export class CancelledSignal implements CancelSignal {
  * works.
  */
 export class Cancellations {
-  // One signal per key almost always: an array only when a client reuses an id concurrently.
-  readonly #calls = new Map<string, CancelledSignal | CancelledSignal[]>()
+  // By scope, then by id (a Map tells 1 from "1"): the scope is usually the principal's id, a
+  // string already hashed, and ids are small numbers, so no key is built for a call. One signal
+  // per id almost always: an array only when a client reuses an id concurrently.
+  readonly #calls = new Map<string, Map<JsonRpcId, CancelledSignal | CancelledSignal[]>>()
 
   /** Register a call; `close` it when it settles. */
   open (scope: string, id: JsonRpcId): CancelledSignal {
-    const signal = new CancelledSignal(keyOf(scope, id))
-    const present = this.#calls.get(signal.key)
-    this.#calls.set(signal.key, present === undefined ? signal : [...[present].flat(), signal])
+    const signal = new CancelledSignal(scope, id)
+    let calls = this.#calls.get(scope)
+    if (calls === undefined) {
+      calls = new Map()
+      this.#calls.set(scope, calls)
+    }
+    const present = calls.get(id)
+    calls.set(id, present === undefined ? signal : [...[present].flat(), signal])
     return signal
   }
 
   close (signal: CancelledSignal): void {
-    const present = this.#calls.get(signal.key)
+    const calls = this.#calls.get(signal.scope)
+    const present = calls?.get(signal.id)
+    if (calls === undefined || present === undefined) return
     if (present === signal) {
-      this.#calls.delete(signal.key)
+      calls.delete(signal.id)
+      // A scope with nothing in flight goes: scopes are callers' (and their sessions'), unbounded.
+      if (calls.size === 0) this.#calls.delete(signal.scope)
     } else if (Array.isArray(present)) {
       const rest = present.filter(s => s !== signal)
-      this.#calls.set(signal.key, rest.length === 1 ? rest[0]! : rest)
+      calls.set(signal.id, rest.length === 1 ? rest[0]! : rest)
     }
   }
 
@@ -49,17 +60,21 @@ export class Cancellations {
   cancel (scope: string, params: Record<string, unknown>): boolean {
     const id = params.requestId
     if (typeof id !== 'string' && typeof id !== 'number') return false
-    const present = this.#calls.get(keyOf(scope, id))
+    const present = this.#calls.get(scope)?.get(id)
     if (present === undefined || Array.isArray(present)) return false
     present.fire()
     return true
   }
 
+  /** Calls in flight, over every scope. */
   get size (): number {
+    let size = 0
+    for (const calls of this.#calls.values()) size += calls.size
+    return size
+  }
+
+  /** Scopes with a call in flight: one that has none is not kept. */
+  get scopes (): number {
     return this.#calls.size
   }
-}
-
-function keyOf (scope: string, id: JsonRpcId): string {
-  return `${scope}\u0000${typeof id}:${id}`
 }
