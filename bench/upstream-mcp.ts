@@ -1,18 +1,21 @@
 /**
  * What fronting an MCP server costs: server-everything's `echo` over stdio, called
  *  - directly by the MCP SDK client (the reference),
+ *  - through the cheapest HTTP front there can be (bench/targets/upstream-bare.ts: node:http and
+ *    JSON-RPC lines by hand, nothing checked): the floor for any gateway on this machine,
  *  - through toolgate over REST (`POST /tools/everything_echo`, the gateway in its own process),
  *  - a local tool of that gateway that answers the same (`POST /tools/echo`): the gateway's floor,
- *  - through toolgate's own `POST /mcp` by the MCP SDK client,
+ *  - through toolgate's own `POST /mcp` (a stateless `tools/call`),
  * with the same number of calls in flight, in interleaved rounds, from this one process.
  *
- *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8] [--only rest,local,mcp] [--profile DIR]
+ *   npx tsx bench/upstream-mcp.ts [--rounds 3] [--seconds 5] [--concurrency 8] [--only bare,rest,local,mcp] [--profile DIR]
  *
  * Each row also says what one call cost every process in CPU (this one, the gateway, the MCP
  * server), from /proc: on a machine of two cores, three busy processes (load, gateway, server)
  * share what two (load, server) have on the direct path, and those figures give the ceiling.
- * The REST load is a bare keep-alive client (bench/lib/raw-http.ts): node:http cost this process
- * twice the whole direct call, which would measure the load generator instead of the gateway.
+ * The HTTP load is a bare keep-alive client (bench/lib/raw-http.ts): node:http cost this process
+ * twice the whole direct call, and the MCP SDK's HTTP client (fetch) twenty times, which would
+ * measure the load generator instead of the gateway.
  * `--profile DIR` starts the gateway with `--cpu-prof` (the profile is written at its exit).
  *
  * Every path ends in the same kind of server process, so the ratio is what the gateway adds:
@@ -28,7 +31,6 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { freePort } from '../scripts/lib/free-port.js'
 import { flag, numberFlag } from './lib/args.js'
 import { processCpuSeconds } from './lib/cpu.js'
@@ -54,6 +56,7 @@ interface Path {
   call (i: number): Promise<void>
 }
 
+const body = JSON.stringify({ message: 'hello' })
 // The reference: the SDK client on its own stdio child.
 const direct = new Client({ name: 'bench', version: '1.0.0' })
 const directTransport = new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' })
@@ -74,26 +77,44 @@ for (let tries = 0; ; tries++) {
   if (tries > 600) throw new Error('the gateway did not start')
   await new Promise(resolve => setTimeout(resolve, 50))
 }
-/** The gateway's one child: the server-everything it fronts. */
-const gatewayChild = (): number | undefined => {
+/** The first child of a process: the server-everything a front runs. */
+const childOf = (pid: number | undefined): number | undefined => {
   try {
-    const [first] = readFileSync(`/proc/${gateway.pid}/task/${gateway.pid}/children`, 'utf8').trim().split(' ')
+    const [first] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')
     return first === undefined || first === '' ? undefined : Number(first)
   } catch {
     return undefined
   }
 }
-const viaGateway = (): Record<string, number | undefined> => ({ gateway: gateway.pid, server: gatewayChild() })
-const viaMcp = new Client({ name: 'bench', version: '1.0.0' })
-await viaMcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
+const viaGateway = (): Record<string, number | undefined> => ({ gateway: gateway.pid, server: childOf(gateway.pid) })
+// The floor: the cheapest HTTP front there can be, on its own server-everything child.
+const bare = spawn(process.execPath, ['--import', './runtime/register.mjs', fileURLToPath(new URL('targets/upstream-bare.ts', import.meta.url)), everything], { stdio: ['ignore', 'pipe', 'inherit'] })
+const [barePortLine] = await once(bare.stdout!, 'data') as [Buffer]
+const barePort = Number(barePortLine.toString().trim())
+const bareClients = await Promise.all(Array.from({ length: concurrency }, async () => await RawHttpClient.open(barePort, '/', body, {})))
 
-const body = JSON.stringify({ message: 'hello' })
 // One connection per worker, and one session: echo is not read-only without an operator's word,
 // so calls of one session run one at a time.
 const rest = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/everything_echo', body, { 'x-session-id': `w${i}` })))
+// A stateless `tools/call` on the gateway's own MCP endpoint, checked once with fetch: the raw
+// client reads only the status, and a JSON-RPC error would answer 200 too.
+const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'everything_echo', arguments: { message: 'hello' } } })
+const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
+const checked = await (await fetch(`${base}/mcp`, { method: 'POST', headers: { ...mcpHeaders, 'content-type': 'application/json' }, body: mcpBody })).text()
+if (!checked.includes('Echo: hello')) throw new Error(`tools/call on /mcp answered ${checked}`)
+const viaMcp = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/mcp', mcpBody, { ...mcpHeaders, 'x-session-id': `w${i}` })))
 const local = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/echo', body, { 'x-session-id': `w${i}` })))
 const allPaths: Path[] = [
   { id: 'sdk client -> stdio', short: 'direct', pids: () => ({ server: directTransport.pid ?? undefined }), call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
+  {
+    id: 'bare node:http -> stdio',
+    short: 'bare',
+    pids: () => ({ gateway: bare.pid, server: childOf(bare.pid) }),
+    call: async (i) => {
+      const status = await bareClients[i]!.call()
+      if (status !== 200) throw new Error(`status ${status}`)
+    },
+  },
   {
     id: 'toolgate REST -> stdio',
     short: 'rest',
@@ -112,7 +133,15 @@ const allPaths: Path[] = [
       if (status !== 200) throw new Error(`status ${status}`)
     },
   },
-  { id: 'toolgate /mcp -> stdio', short: 'mcp', pids: viaGateway, call: async () => { await viaMcp.callTool({ name: 'everything_echo', arguments: { message: 'hello' } }) } },
+  {
+    id: 'toolgate /mcp -> stdio',
+    short: 'mcp',
+    pids: viaGateway,
+    call: async (i) => {
+      const status = await viaMcp[i]!.call()
+      if (status !== 200) throw new Error(`status ${status}`)
+    },
+  },
 ]
 
 // The direct path is the reference: always measured.
@@ -175,8 +204,8 @@ for (const row of summary) {
   process.stdout.write(`${row.id.padEnd(24)} ${Math.round(row.rps).toString().padStart(6)} calls/s  ${(row.rps / reference.rps).toFixed(2)}x  p50 ${row.p50.toFixed(2)} ms (+${(row.p50 - reference.p50).toFixed(2)})  p99 ${row.p99.toFixed(2)} ms  CPU us/call: ${cpu}\n`)
 }
 
-for (const client of [...rest, ...local]) client.close()
+for (const client of [...bareClients, ...rest, ...local, ...viaMcp]) client.close()
 await direct.close()
-await viaMcp.close()
+bare.kill('SIGTERM')
 gateway.kill('SIGTERM')
 await once(gateway, 'exit')
