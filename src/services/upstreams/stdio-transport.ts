@@ -134,11 +134,9 @@ export class ChildTransport implements Transport {
   async send (message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin
     if (stdin === undefined || stdin === null || stdin.destroyed) throw new Error('the server is not running')
-    // Messages sent in one turn of the event loop leave in one write: one wake-up of the server, not one per call.
-    if (stdin.writableCorked === 0) {
-      stdin.cork()
-      setImmediate(() => { stdin.uncork() })
-    }
+    // Written at once, not corked until the loop's next turn: holding calls back to share one
+    // write cost each of them more in waiting (p50) than the server saved in wake-ups. While
+    // the pipe is full, the stream queues what follows and sends it together anyway.
     if (!stdin.write(serializeMessage(message))) await new Promise(resolve => stdin.once('drain', resolve))
   }
 
