@@ -69,6 +69,8 @@ const port = await freePort()
 const gateway = spawn(process.execPath, ['--max-semi-space-size=' + String(numberFlag('semi-space', 4)), ...(profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profile]), bin, 'serve', '--upstreams', 'mcp.json'], {
   cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), TOOLS_DIR: fileURLToPath(new URL('targets/upstream-local', import.meta.url)), LOG_LEVEL: 'warn', MAX_QUEUE_PER_SESSION: '1000' }, stdio: ['ignore', 'ignore', 'inherit'],
 })
+// A bench that fails half-way (a call that throws, a gateway that does not start) still stops it.
+process.once('exit', () => { gateway.kill('SIGTERM') })
 const base = `http://127.0.0.1:${port}`
 for (let tries = 0; ; tries++) {
   try {
@@ -88,7 +90,7 @@ const childOf = (pid: number | undefined): number | undefined => {
 }
 const viaGateway = (): Record<string, number | undefined> => ({ gateway: gateway.pid, server: childOf(gateway.pid) })
 // The floor: the cheapest HTTP front there can be, on its own server-everything child.
-const bare = spawn(process.execPath, ['--import', './runtime/register.mjs', fileURLToPath(new URL('targets/upstream-bare.ts', import.meta.url)), everything], { stdio: ['ignore', 'pipe', 'inherit'] })
+const bare = spawn(process.execPath, ['--import', './runtime/register.mjs', fileURLToPath(new URL('targets/upstream-bare.ts', import.meta.url)), everything], { stdio: ['pipe', 'pipe', 'inherit'] })
 const [barePortLine] = await once(bare.stdout!, 'data') as [Buffer]
 const barePort = Number(barePortLine.toString().trim())
 const bareClients = await Promise.all(Array.from({ length: concurrency }, async () => await RawHttpClient.open(barePort, '/', body, {})))

@@ -68,10 +68,15 @@ export async function serveVariant (variant: Variant): Promise<void> {
   announce((app.server.address() as AddressInfo).port)
 }
 
-/** An OTLP/HTTP receiver that reads and discards, in its own process (its CPU is not the gateway's). */
+/**
+ * An OTLP/HTTP receiver that reads and discards, in its own process (its CPU is not the
+ * gateway's). It exits when its stdin closes: the bench stops targets with SIGKILL, which runs
+ * no exit handler, and a sink left behind kept the bench's stderr open (a caller reading it to
+ * the end waited forever) and its port bound.
+ */
 async function startSink (): Promise<string> {
-  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
-  const sink = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const code = `process.stdin.on('end', () => process.exit(0)).resume(); require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
+  const sink = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
   process.once('exit', () => { sink.kill() })
   const port = await new Promise<string>(resolve => sink.stdout.once('data', chunk => { resolve(String(chunk).trim()) }))
   return `http://127.0.0.1:${port}`

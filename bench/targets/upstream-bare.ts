@@ -56,7 +56,10 @@ const server = createServer((req, res) => {
 // Fastify's keep-alive timeout, so that idle connections live as long as the gateway's do.
 server.keepAliveTimeout = 72_000
 server.listen(0, '127.0.0.1', () => { process.stdout.write(`${(server.address() as AddressInfo).port}\n`) })
-process.once('SIGTERM', () => {
+// Stopped by SIGTERM, or by the bench's end however it ends: its stdin closes with the bench.
+const stop = (): void => {
   child.kill()
   process.exit(0)
-})
+}
+process.once('SIGTERM', stop)
+process.stdin.once('end', stop).resume()
