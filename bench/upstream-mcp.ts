@@ -106,43 +106,36 @@ const checked = await (await fetch(`${base}/mcp`, { method: 'POST', headers: { .
 if (!checked.includes('Echo: hello')) throw new Error(`tools/call on /mcp answered ${checked}`)
 const viaMcp = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/mcp', mcpBody, { ...mcpHeaders, 'x-session-id': `w${i}` })))
 const local = await Promise.all(Array.from({ length: concurrency }, async (_, i) => await RawHttpClient.open(port, '/tools/echo', body, { 'x-session-id': `w${i}` })))
+/** One call on worker `i`'s own connection, which must answer 200. */
+const okFrom = (clients: readonly RawHttpClient[]) => async (i: number): Promise<void> => {
+  const status = await clients[i]!.call()
+  if (status !== 200) throw new Error(`status ${status}`)
+}
 const allPaths: Path[] = [
   { id: 'sdk client -> stdio', short: 'direct', pids: () => ({ server: directTransport.pid ?? undefined }), call: async () => { await direct.callTool({ name: 'echo', arguments: { message: 'hello' } }) } },
   {
     id: 'bare node:http -> stdio',
     short: 'bare',
     pids: () => ({ gateway: bare.pid, server: childOf(bare.pid) }),
-    call: async (i) => {
-      const status = await bareClients[i]!.call()
-      if (status !== 200) throw new Error(`status ${status}`)
-    },
+    call: okFrom(bareClients),
   },
   {
     id: 'toolgate REST -> stdio',
     short: 'rest',
     pids: viaGateway,
-    call: async (i) => {
-      const status = await rest[i]!.call()
-      if (status !== 200) throw new Error(`status ${status}`)
-    },
+    call: okFrom(rest),
   },
   {
     id: 'toolgate REST, local',
     short: 'local',
     pids: () => ({ gateway: gateway.pid }),
-    call: async (i) => {
-      const status = await local[i]!.call()
-      if (status !== 200) throw new Error(`status ${status}`)
-    },
+    call: okFrom(local),
   },
   {
     id: 'toolgate /mcp -> stdio',
     short: 'mcp',
     pids: viaGateway,
-    call: async (i) => {
-      const status = await viaMcp[i]!.call()
-      if (status !== 200) throw new Error(`status ${status}`)
-    },
+    call: okFrom(viaMcp),
   },
 ]
 
