@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readTraceRequest } from './otlp-proto-reader.js'
 
 /** One span as OTLP/JSON carries it, attributes flattened to plain values. */
 export interface ReceivedSpan {
@@ -17,7 +18,7 @@ interface AnyValue { stringValue?: string, boolValue?: boolean, intValue?: strin
 interface KeyValue { key: string, value: AnyValue }
 
 /**
- * A tiny OTLP/HTTP receiver (JSON only): what a collector would get, collected in memory.
+ * A tiny OTLP/HTTP receiver (JSON and protobuf): what a collector would get, collected in memory.
  * Independent of the SDK that sends: it parses the wire format itself.
  */
 export class OtlpReceiver {
@@ -35,7 +36,9 @@ export class OtlpReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk))
       request.on('end', () => {
         receiver.contentTypes.push(String(request.headers['content-type']))
-        if (request.url === '/v1/traces' && String(request.headers['content-type']).startsWith('application/json')) receiver.#collect(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+        const type = String(request.headers['content-type'])
+        if (request.url === '/v1/traces' && type.startsWith('application/json')) receiver.#collect(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+        if (request.url === '/v1/traces' && type === 'application/x-protobuf') receiver.#collectProtobuf(Buffer.concat(chunks))
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
       })
     }))
@@ -53,6 +56,10 @@ export class OtlpReceiver {
 
   async close (): Promise<void> {
     await new Promise<void>(resolve => this.#server.close(() => { resolve() }))
+  }
+
+  #collectProtobuf (body: Uint8Array): void {
+    for (const { span, resource } of readTraceRequest(body)) this.spans.push({ ...span, service: resource['service.name'] } as unknown as ReceivedSpan)
   }
 
   #collect (body: { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }, scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> }): void {

@@ -48,9 +48,19 @@ describe('toolgate serve and the OpenTelemetry environment', () => {
 
   it('speaks OTLP/HTTP protobuf when no protocol is named (the specification\'s default)', async () => {
     const before = receiver.contentTypes.length
-    const run = await serveOnce({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+    const spansBefore = receiver.spans.length
+    const run = await serveOnce({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gateway-proto' })
+    expect(run.status).toBe(200)
     expect(run.code).toBe(0)
     expect(receiver.contentTypes.slice(before)).toContain('application/x-protobuf')
+    // The same spans as over JSON, read from the protobuf by the receiver's own reader.
+    const fresh = receiver.spans.slice(spansBefore)
+    const span = fresh.find(s => s.name === 'execute_tool time_now')
+    const http = fresh.find(s => s.name === 'POST /tools/time_now')
+    expect(span).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', kind: 1, service: 'gateway-proto', attributes: expect.objectContaining({ 'gen_ai.tool.name': 'time_now', 'toolgate.executed': true, 'toolgate.status': 200 }) })
+    expect(http).toMatchObject({ parentSpanId: '00f067aa0ba902b7', kind: 2, attributes: expect.objectContaining({ 'http.response.status_code': 200, 'http.request.method': 'POST' }) })
+    expect(span!.parentSpanId).toBe(http!.spanId)
+    expect(typeof span!.attributes['toolgate.execute_ms']).toBe('number')
   }, SLOW.PROCESS_MS)
 
   it('exports nothing without an endpoint', async () => {

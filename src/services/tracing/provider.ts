@@ -2,13 +2,13 @@ import { context, propagation } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
 import { VERSION } from '../version.js'
 import { PooledIdGenerator } from './id-generator.js'
+import { protobufExporter } from './protobuf-exporter.js'
 import { samplerFromEnv } from './sampler.js'
 import type { Tracing } from './types.js'
 
@@ -37,7 +37,7 @@ export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
 
 function exporterFor (protocol: string, url: string): SpanExporter {
   if (protocol === 'http/json') return new OtlpJsonExporter({ url })
-  if (protocol === 'http/protobuf') return new OtlpProtoExporter({ url })
+  if (protocol === 'http/protobuf') return protobufExporter(url)
   // gRPC needs another exporter (and its native dependencies): say so rather than export nothing.
   throw new ConfigError(`invalid setting "OTEL_EXPORTER_OTLP_PROTOCOL": "${protocol}" is not supported; use http/protobuf or http/json`)
 }
