@@ -2,6 +2,7 @@ import { propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
+import { setOwnAttributes } from '../src/services/tracing/own-attributes.js'
 import { ServerSpan } from '../src/services/tracing/server-span.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 
@@ -116,7 +117,7 @@ function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, m
     ...(mcp.protocolVersion === undefined ? {} : { 'mcp.protocol.version': mcp.protocolVersion }),
     ...(mcp.requestId === undefined ? {} : { 'jsonrpc.request.id': String(mcp.requestId) }),
   }
-  call.span.setAttributes(attributes)
+  setOwnAttributes(call.span, attributes)
   if (!serverRecorded) return
   server.rename(`${mcp.method} ${tool.id}`, { ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
 }

@@ -12,6 +12,8 @@ export interface ReceivedSpan {
   readonly attributes: Record<string, unknown>
   readonly status: { readonly code?: number, readonly message?: string }
   readonly service: unknown
+  /** The resource's attributes, flattened. */
+  readonly resource: Record<string, unknown>
 }
 
 interface AnyValue { stringValue?: string, boolValue?: boolean, intValue?: string | number, doubleValue?: number, arrayValue?: { values?: AnyValue[] } }
@@ -59,7 +61,7 @@ export class OtlpReceiver {
   }
 
   #collectProtobuf (body: Uint8Array): void {
-    for (const { span, resource } of readTraceRequest(body)) this.spans.push({ ...span, service: resource['service.name'] } as unknown as ReceivedSpan)
+    for (const { span, resource } of readTraceRequest(body)) this.spans.push({ ...span, service: resource['service.name'], resource } as unknown as ReceivedSpan)
   }
 
   #collect (body: { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }, scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> }): void {
@@ -76,6 +78,7 @@ export class OtlpReceiver {
             attributes: flatten((span.attributes ?? []) as KeyValue[]),
             status: (span.status ?? {}) as ReceivedSpan['status'],
             service: resource['service.name'],
+            resource,
           })
         }
       }

@@ -58,7 +58,7 @@ afterAll(async () => {
 async function call (tool: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number, span: ReceivedSpan, http: ReceivedSpan, body: unknown }> {
   const before = new Set(receiver.spans)
   const response = await app.inject({ method: 'POST', url: `/tools/${tool}`, headers: { ...auth(KEYS.admin), ...headers }, payload: body as object })
-  await tracing.provider.forceFlush()
+  await tracing.forceFlush()
   const fresh = receiver.spans.filter(span => !before.has(span))
   const span = fresh.find(s => s.name === `execute_tool ${tool}`)
   const http = fresh.find(s => s.name === `POST /tools/${tool}`)
@@ -143,7 +143,7 @@ describe('tool call spans', () => {
     const before = new Set(receiver.spans)
     const response = await app.inject({ method: 'GET', url: '/no/such/route', headers: { traceparent } })
     expect(response.statusCode).toBe(404)
-    await tracing.provider.forceFlush()
+    await tracing.forceFlush()
     const http = receiver.spans.find(s => !before.has(s) && s.traceId === CALLER_TRACE)
     expect(http).toMatchObject({ name: 'GET', kind: SERVER, parentSpanId: CALLER_SPAN, attributes: expect.objectContaining({ 'http.response.status_code': 404 }) })
     expect(http!.attributes).not.toHaveProperty('http.route')
@@ -159,7 +159,7 @@ describe('tool call spans', () => {
     const before = receiver.spans.length
     await app.inject({ method: 'GET', url: '/healthz' })
     await app.inject({ method: 'GET', url: '/metrics' })
-    await tracing.provider.forceFlush()
+    await tracing.forceFlush()
     expect(receiver.spans.length).toBe(before)
   })
 })
@@ -169,7 +169,7 @@ describe('another transport\'s trace context', () => {
     const openSpan = callTracer(tracing)
     const fromMeta = openSpan(httpTools[0]!, {} as FastifyRequest, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' })
     fromMeta.span.end()
-    await tracing.provider.forceFlush() // exported now, so later tests do not take it for theirs
+    await tracing.forceFlush() // exported now, so later tests do not take it for theirs
     expect(fromMeta.traceId).toBe('11111111111111111111111111111111')
     expect(fromMeta.headers.traceparent).toMatch(/^00-11111111111111111111111111111111-[0-9a-f]{16}-01$/)
   })
@@ -209,7 +209,7 @@ describe('tool calls over MCP', () => {
     const before = new Set(receiver.spans)
     const response = await mcpCall({ traceparent: `00-${MCP_TRACE}-${MCP_PARENT}-01` })
     expect(response.statusCode).toBe(200)
-    await tracing.provider.forceFlush()
+    await tracing.forceFlush()
     const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
     expect(span).toMatchObject({ traceId: MCP_TRACE, parentSpanId: MCP_PARENT, kind: INTERNAL, status: { code: UNSET } })
     expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'trace_aware', 'mcp.method.name': 'tools/call', 'toolgate.outcome': 'ok' })
@@ -224,7 +224,7 @@ describe('tool calls over MCP', () => {
     const before = new Set(receiver.spans)
     const response = await mcpCall({})
     expect(response.statusCode).toBe(200)
-    await tracing.provider.forceFlush()
+    await tracing.forceFlush()
     const span = receiver.spans.find(s => !before.has(s) && s.name === 'execute_tool trace_aware')!
     const http = receiver.spans.find(s => s.spanId === span.parentSpanId)
     expect(http).toMatchObject({ name: 'tools/call trace_aware', kind: SERVER })
@@ -240,7 +240,7 @@ describe('logs while tracing', () => {
     })
     try {
       await logged.inject({ method: 'POST', url: '/tools/refuse', headers: { ...auth(KEYS.admin), traceparent }, payload: {} })
-      await tracing.provider.forceFlush()
+      await tracing.forceFlush()
       const span = receiver.named('execute_tool refuse').at(-1)!
       const line = lines.find(l => l.msg === 'tool call' && l.tool === 'refuse')
       expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: span.spanId, trace_flags: '01' })

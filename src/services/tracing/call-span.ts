@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { CallRecord } from '../../core/call-record.js'
 import type { AnyTool, TraceContext } from '../../core/tool.js'
+import { setOwnAttributes } from './own-attributes.js'
 
 /*
  * The span of one tool call, after the OpenTelemetry GenAI conventions for tool execution
@@ -39,7 +40,7 @@ export class CallSpan {
     // `startSpan`, the SDK would check and copy them twice, also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
     this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL }, parent)
-    if (this.span.isRecording()) this.span.setAttributes(attributes)
+    if (this.span.isRecording()) setOwnAttributes(this.span, attributes)
     this.context = trace.setSpan(parent, this.span)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
     const traceparent = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`
@@ -63,7 +64,7 @@ export class CallSpan {
       span.end()
       return
     }
-    span.setAttributes({
+    setOwnAttributes(span, {
       'gen_ai.tool.call.id': record.callId,
       'toolgate.outcome': record.outcome,
       'toolgate.status': record.status,

@@ -2,36 +2,31 @@ import { context, propagation } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node'
+import { defaultResource, resourceFromAttributes, type Resource } from '@opentelemetry/resources'
+import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
 import { VERSION } from '../version.js'
 import { PooledIdGenerator } from './id-generator.js'
 import { protobufExporter } from './protobuf-exporter.js'
+import type { SpanLimits } from './recorded-span.js'
 import { samplerFromEnv } from './sampler.js'
+import { GatewayTracer } from './tracer.js'
 import type { Tracing } from './types.js'
 
-/** The provider, its exporter and the process-wide pieces: loaded only when tracing is on. */
+/** The tracer, its batch processor and exporter, and the process-wide pieces: loaded only when tracing is on. */
 export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
   const activeSpan = activeSpanSetting(env.TRACE_ACTIVE_SPAN)
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf'
-  const exporter = exporterFor(protocol, url)
-  const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: nonEmpty(env.OTEL_SERVICE_NAME) ?? 'toolgate',
-      [ATTR_SERVICE_VERSION]: VERSION,
-    })),
-    sampler: samplerFromEnv(env),
-    idGenerator: new PooledIdGenerator(),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
-  })
+  // The batch processor reads OTEL_BSP_* (queue, batch size, delay, timeout) itself.
+  const processor = new BatchSpanProcessor(exporterFor(protocol, url))
+  const source = { resource: resourceFrom(env), scope: { name: 'toolgate', version: VERSION }, processor, limits: spanLimits(env) }
   installGlobals(activeSpan)
   return {
-    provider,
-    tracer: provider.getTracer('toolgate', VERSION),
+    tracer: new GatewayTracer(source, samplerFromEnv(env), new PooledIdGenerator()),
     activeSpan,
-    shutdown: async () => { await provider.shutdown() },
+    forceFlush: async () => { await processor.forceFlush() },
+    shutdown: async () => { await processor.shutdown() },
   }
 }
 
@@ -40,6 +35,52 @@ function exporterFor (protocol: string, url: string): SpanExporter {
   if (protocol === 'http/protobuf') return protobufExporter(url)
   // gRPC needs another exporter (and its native dependencies): say so rather than export nothing.
   throw new ConfigError(`invalid setting "OTEL_EXPORTER_OTLP_PROTOCOL": "${protocol}" is not supported; use http/protobuf or http/json`)
+}
+
+/**
+ * The SDK's defaults (`telemetry.sdk.*`), then `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`,
+ * values percent-encoded), then the service's name and version, which win (as the specification
+ * has `OTEL_SERVICE_NAME` win over a `service.name` in the list).
+ */
+function resourceFrom (env: NodeJS.ProcessEnv): Resource {
+  return defaultResource()
+    .merge(resourceFromAttributes(resourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES)))
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: nonEmpty(env.OTEL_SERVICE_NAME) ?? 'toolgate', [ATTR_SERVICE_VERSION]: VERSION }))
+}
+
+function resourceAttributes (raw: string | undefined): Record<string, string> {
+  const attributes: Record<string, string> = {}
+  for (const pair of (raw ?? '').split(',')) {
+    if (pair.trim() === '') continue
+    const at = pair.indexOf('=')
+    const key = at === -1 ? '' : pair.slice(0, at).trim()
+    let value: string | undefined
+    try {
+      value = at === -1 ? undefined : decodeURIComponent(pair.slice(at + 1).trim())
+    } catch {}
+    if (key === '' || value === undefined) throw new ConfigError(`invalid setting "OTEL_RESOURCE_ATTRIBUTES": "${pair}" is not key=value (values percent-encoded)`)
+    attributes[key] = value
+  }
+  return attributes
+}
+
+/** The OpenTelemetry span limits (the SDK's defaults: 128 of each, values unbounded). */
+function spanLimits (env: NodeJS.ProcessEnv): SpanLimits {
+  const limit = (names: readonly string[], fallback: number): number => {
+    const name = names.find(n => nonEmpty(env[n]) !== undefined)
+    if (name === undefined) return fallback
+    const value = Number(env[name]!.trim())
+    if (!Number.isInteger(value) || value < 0) throw new ConfigError(`invalid setting "${name}": "${env[name]!}" is not a whole number of 0 or more`)
+    return value
+  }
+  return {
+    attributeCount: limit(['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT'], 128),
+    attributeValueLength: limit(['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'], Infinity),
+    eventCount: limit(['OTEL_SPAN_EVENT_COUNT_LIMIT'], 128),
+    linkCount: limit(['OTEL_SPAN_LINK_COUNT_LIMIT'], 128),
+    attributesPerEvent: limit(['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT'], 128),
+    attributesPerLink: limit(['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT'], 128),
+  }
 }
 
 let propagatorInstalled = false
@@ -51,7 +92,7 @@ let contextManagerInstalled = false
  * manager (so code a tool runs sees its call's span as the active one). Node 20's
  * AsyncLocalStorage runs a hook on every promise the process makes once anything enters a
  * context (the SDK's exporter does, on every export): measured at 10 to 25 % of a call's CPU,
- * sampled or not, so it is the operator's choice. Tracer providers stay per gateway, never global.
+ * sampled or not, so it is the operator's choice. Tracers stay per gateway, never global.
  */
 function installGlobals (activeSpan: boolean): void {
   if (!propagatorInstalled) {

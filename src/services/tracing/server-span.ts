@@ -1,4 +1,5 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { setOwnAttributes } from './own-attributes.js'
 
 /*
  * The HTTP server span of one request, after the HTTP semantic conventions: kind SERVER, named
@@ -42,7 +43,7 @@ export class ServerSpan {
     if (this.span.isRecording()) {
       const { route, scheme, httpVersion } = request.details()
       if (route !== undefined) this.span.updateName(`${request.method} ${route}`)
-      this.span.setAttributes({
+      setOwnAttributes(this.span, {
         'http.request.method': request.method,
         'url.path': request.path,
         'url.scheme': scheme,
@@ -66,7 +67,7 @@ export class ServerSpan {
   rename (name: string, attributes: Readonly<Record<string, string>>): void {
     if (!this.span.isRecording()) return
     this.span.updateName(name)
-    this.span.setAttributes(attributes)
+    setOwnAttributes(this.span, attributes)
   }
 
   /** Close with the status sent (or `aborted` when the client went away first); once only. */

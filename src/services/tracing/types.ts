@@ -3,11 +3,9 @@
  * tracing is on, and the provider builds what setup returns, so both take the type from here.
  */
 import type { Tracer } from '@opentelemetry/api'
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 
-/** Tracing as the gateway uses it: one provider, its tracer, and a way to flush on close. */
+/** Tracing as the gateway uses it: its tracer, and ways to flush and to stop. */
 export interface Tracing {
-  readonly provider: NodeTracerProvider
   readonly tracer: Tracer
   /**
    * Whether a tool's code runs with its call's span as OpenTelemetry's active span
@@ -15,6 +13,8 @@ export interface Tracing {
    * every promise in the process). Off, the span reaches the tool as `ctx.trace` only.
    */
   readonly activeSpan: boolean
+  /** Export every span ended so far. */
+  forceFlush (): Promise<void>
   /** Export what is buffered and stop. */
   shutdown (): Promise<void>
 }

@@ -1,0 +1,235 @@
+import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanAttributes, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api'
+import { addHrTimes, hrTimeDuration, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, otperformance, sanitizeAttributes, type InstrumentationScope } from '@opentelemetry/core'
+import type { Resource } from '@opentelemetry/resources'
+import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node'
+
+/*
+ * A span the sampler kept, as the SDK's own span records one (the same rules for attributes,
+ * limits, events, links, status, times and a second `end`), without what the SDK's span does
+ * for every call on top: a processor's `onStart`, self-observability metrics, a check and a
+ * copy of every attribute the gateway sets itself (`setTrusted`). It is what the gateway's
+ * tracer (`tracer.ts`) hands out, and what a tool's own code sees as its active span.
+ */
+
+/** The SDK's span limits, from the OTEL_*_LIMIT settings (`tracer.ts` reads them). */
+export interface SpanLimits {
+  readonly attributeCount: number
+  readonly attributeValueLength: number
+  readonly eventCount: number
+  readonly linkCount: number
+  readonly attributesPerEvent: number
+  readonly attributesPerLink: number
+}
+
+/** What every span of one tracer shares. */
+export interface SpanSource {
+  readonly resource: Resource
+  readonly scope: InstrumentationScope
+  readonly processor: SpanProcessor
+  readonly limits: SpanLimits
+}
+
+export class RecordedSpan implements Span, ReadableSpan {
+  name: string
+  readonly kind: SpanKind
+  readonly parentSpanContext: SpanContext | undefined
+  readonly startTime: HrTime
+  endTime: HrTime = [0, 0]
+  status: SpanStatus = { code: SpanStatusCode.UNSET }
+  readonly attributes: Attributes = {}
+  readonly links: Link[] = []
+  readonly events: TimedEvent[] = []
+  duration: HrTime = [-1, -1]
+  ended = false
+  droppedAttributesCount = 0
+  droppedEventsCount = 0
+  droppedLinksCount = 0
+  readonly #context: SpanContext
+  readonly #source: SpanSource
+  #attributeCount = 0
+  /** The monotonic clock at the start: durations come from it, the start itself from the wall clock (as the SDK's). */
+  readonly #startedAt: number
+  readonly #timed: boolean
+
+  constructor (source: SpanSource, context: SpanContext, name: string, kind: SpanKind, parent: SpanContext | undefined, startTime?: TimeInput) {
+    this.#source = source
+    this.#context = context
+    this.name = name
+    this.kind = kind
+    this.parentSpanContext = parent
+    this.#startedAt = otperformance.now()
+    this.#timed = startTime !== undefined
+    this.startTime = startTime === undefined ? millisToHrTime(Date.now()) : this.#time(startTime)
+  }
+
+  get resource (): Resource {
+    return this.#source.resource
+  }
+
+  get instrumentationScope (): InstrumentationScope {
+    return this.#source.scope
+  }
+
+  spanContext (): SpanContext {
+    return this.#context
+  }
+
+  isRecording (): boolean {
+    return !this.ended
+  }
+
+  setAttribute (key: string, value: SpanAttributes[string]): this {
+    if (value == null || this.ended) return this
+    if (key.length === 0) {
+      diag.warn(`Invalid attribute key: ${key}`)
+      return this
+    }
+    if (!isAttributeValue(value)) {
+      diag.warn(`Invalid attribute value set for key: ${key}`)
+      return this
+    }
+    this.#set(key, value)
+    return this
+  }
+
+  setAttributes (attributes: SpanAttributes): this {
+    for (const key in attributes) {
+      if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key])
+    }
+    return this
+  }
+
+  /** The gateway's own attributes: their keys and values are known good, so only the limits apply. */
+  setTrusted (attributes: Readonly<Record<string, AttributeValue>>): void {
+    if (this.ended) return
+    for (const key in attributes) this.#set(key, attributes[key]!)
+  }
+
+  #set (key: string, value: AttributeValue): void {
+    const isNew = !Object.hasOwn(this.attributes, key)
+    if (isNew && this.#attributeCount >= this.#source.limits.attributeCount) {
+      this.droppedAttributesCount++
+      return
+    }
+    this.attributes[key] = this.#truncate(value)
+    if (isNew) this.#attributeCount++
+  }
+
+  addEvent (name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
+    if (this.ended) return this
+    const { eventCount, attributesPerEvent } = this.#source.limits
+    const room = makeRoom(this.events, eventCount)
+    this.droppedEventsCount += room.dropped
+    if (!room.fits) return this
+    let attributes = attributesOrTime
+    if (isTimeInput(attributesOrTime)) {
+      if (!isTimeInput(time)) time = attributesOrTime
+      attributes = undefined
+    }
+    const [kept, dropped] = this.#limited(sanitizeAttributes(attributes), attributesPerEvent)
+    this.events.push({ name, attributes: kept, time: this.#time(time), droppedAttributesCount: dropped })
+    return this
+  }
+
+  addLink (link: Link): this {
+    if (this.ended) return this
+    const { linkCount, attributesPerLink } = this.#source.limits
+    const room = makeRoom(this.links, linkCount)
+    this.droppedLinksCount += room.dropped
+    if (!room.fits) return this
+    const [kept, dropped] = this.#limited(sanitizeAttributes(link.attributes), attributesPerLink)
+    this.links.push({
+      context: link.context,
+      ...(Object.keys(kept).length > 0 ? { attributes: kept } : {}),
+      ...(dropped > 0 ? { droppedAttributesCount: dropped } : {}),
+    })
+    return this
+  }
+
+  addLinks (links: Link[]): this {
+    for (const link of links) this.addLink(link)
+    return this
+  }
+
+  /** UNSET changes nothing and OK is final, as the specification has it; only ERROR keeps a message. */
+  setStatus (status: SpanStatus): this {
+    if (this.ended || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this
+    this.status = status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code }
+    return this
+  }
+
+  updateName (name: string): this {
+    if (!this.ended) this.name = name
+    return this
+  }
+
+  end (endTime?: TimeInput): void {
+    if (this.ended) {
+      diag.error(`${this.name} ${this.#context.traceId}-${this.#context.spanId} - You can only call end() on a span once.`)
+      return
+    }
+    this.endTime = this.#time(endTime)
+    this.duration = hrTimeDuration(this.startTime, this.endTime)
+    if (this.duration[0] < 0) {
+      this.endTime = [...this.startTime]
+      this.duration = [0, 0]
+    }
+    this.ended = true
+    this.#source.processor.onEnd(this)
+  }
+
+  recordException (exception: Exception, time?: TimeInput): void {
+    const attributes: Attributes = {}
+    if (typeof exception === 'string') {
+      attributes['exception.message'] = exception
+    } else {
+      const code = exception.code
+      const type = code !== undefined && code !== '' && code !== 0 ? String(code) : exception.name
+      if (type !== undefined && type !== '') attributes['exception.type'] = type
+      if (exception.message !== undefined && exception.message !== '') attributes['exception.message'] = exception.message
+      if (exception.stack !== undefined && exception.stack !== '') attributes['exception.stacktrace'] = exception.stack
+    }
+    if (attributes['exception.type'] !== undefined || attributes['exception.message'] !== undefined) this.addEvent('exception', attributes, time)
+  }
+
+  /** A time given (epoch or performance milliseconds, a Date, an HrTime), else now as start plus what the monotonic clock measured. */
+  #time (input: TimeInput | undefined): HrTime {
+    if (typeof input === 'number') return millisToHrTime(input <= otperformance.now() ? input + otperformance.timeOrigin : input)
+    if (input instanceof Date) return millisToHrTime(input.getTime())
+    if (isTimeInputHrTime(input)) return input
+    if (this.#timed) return millisToHrTime(Date.now())
+    return addHrTimes(this.startTime, millisToHrTime(otperformance.now() - this.#startedAt))
+  }
+
+  #truncate (value: AttributeValue): AttributeValue {
+    const limit = this.#source.limits.attributeValueLength
+    if (limit === Infinity) return value
+    if (typeof value === 'string') return value.length > limit ? value.slice(0, limit) : value
+    if (Array.isArray(value)) return value.map(item => typeof item === 'string' && item.length > limit ? item.slice(0, limit) : item) as AttributeValue
+    return value
+  }
+
+  #limited (attributes: Attributes, limit: number): [Attributes, number] {
+    const kept: Attributes = {}
+    let count = 0
+    let dropped = 0
+    for (const key in attributes) {
+      if (!Object.hasOwn(attributes, key)) continue
+      if (count >= limit) {
+        dropped++
+        continue
+      }
+      kept[key] = this.#truncate(attributes[key]!)
+      count++
+    }
+    return [kept, dropped]
+  }
+}
+
+/** Room for one more event or link: none at a limit of 0 (the new one is dropped), else the oldest makes way at the limit. */
+function makeRoom (list: unknown[], limit: number): { readonly dropped: number, readonly fits: boolean } {
+  if (limit === 0) return { dropped: 1, fits: false }
+  if (list.length < limit) return { dropped: 0, fits: true }
+  list.shift()
+  return { dropped: 1, fits: true }
+}

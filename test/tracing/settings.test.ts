@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/services/config.js'
+import { tracingFromEnv } from '../../src/services/tracing/setup.js'
+import { OtlpReceiver } from './otlp-receiver.js'
+
+/* The standard settings the gateway's tracer reads itself: the resource and the span limits. */
+
+let receiver: OtlpReceiver
+beforeAll(async () => { receiver = await OtlpReceiver.start() })
+afterAll(async () => { await receiver.close() })
+
+/** One span through a tracer built from `env`, as the receiver got it. */
+async function oneSpan (env: Record<string, string>, attributes: Record<string, string> = {}): Promise<OtlpReceiver['spans'][number]> {
+  const tracing = (await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env }))!
+  const name = `span ${receiver.spans.length}`
+  tracing.tracer.startSpan(name, { attributes }).end()
+  await tracing.shutdown()
+  return receiver.named(name)[0]!
+}
+
+describe('tracing settings: the resource and the span limits', () => {
+  it('puts OTEL_RESOURCE_ATTRIBUTES on the resource, percent-decoded, with OTEL_SERVICE_NAME winning', async () => {
+    const span = await oneSpan({ OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod, team=a%2Cb,service.name=listed', OTEL_SERVICE_NAME: 'named' })
+    expect(span.resource).toMatchObject({ 'deployment.environment': 'prod', team: 'a,b', 'service.name': 'named', 'telemetry.sdk.language': 'nodejs' })
+  })
+
+  it('refuses an OTEL_RESOURCE_ATTRIBUTES entry that is not key=value', async () => {
+    for (const bad of ['novalue', '=x', 'k=%E0%A4%A']) {
+      await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_RESOURCE_ATTRIBUTES: `ok=1,${bad}` })).rejects.toThrow(ConfigError)
+    }
+  })
+
+  it('holds spans to OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT and OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT', async () => {
+    const span = await oneSpan({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '3' }, { a: 'abcdef', b: 'b', c: 'c' })
+    expect(span.attributes).toEqual({ a: 'abc', b: 'b' })
+  })
+
+  it('refuses a limit that is not a whole number', async () => {
+    await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SPAN_EVENT_COUNT_LIMIT: 'lots' })).rejects.toThrow(/OTEL_SPAN_EVENT_COUNT_LIMIT/)
+  })
+})

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { suppressTracing } from '@opentelemetry/core'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-node'
+import { PooledIdGenerator } from '../../src/services/tracing/id-generator.js'
+import { GatewayTracer } from '../../src/services/tracing/tracer.js'
+
+/*
+ * The gateway's tracer against the SDK's, side by side: the same operations on a span of each
+ * must record the same thing (ids and clock readings aside), so a tool's code that uses its
+ * active span sees OpenTelemetry's rules, not toolgate's.
+ */
+
+const LIMITS = { attributeCount: 6, attributeValueLength: 12, eventCount: 3, linkCount: 2, attributesPerEvent: 2, attributesPerLink: 2 }
+const resource = resourceFromAttributes({ 'service.name': 'test' })
+
+function pair (sampler: Sampler = new AlwaysOnSampler()): { ours: Tracer, theirs: Tracer, finished: () => [ReadableSpan[], ReadableSpan[]] } {
+  const ourExporter = new InMemorySpanExporter()
+  const theirExporter = new InMemorySpanExporter()
+  const ours = new GatewayTracer({ resource, scope: { name: 'toolgate', version: '1' }, processor: new SimpleSpanProcessor(ourExporter), limits: LIMITS }, sampler, new PooledIdGenerator())
+  const theirs = new BasicTracerProvider({
+    resource, sampler, spanProcessors: [new SimpleSpanProcessor(theirExporter)],
+    spanLimits: { attributeCountLimit: 6, attributeValueLengthLimit: 12, eventCountLimit: 3, linkCountLimit: 2, attributePerEventCountLimit: 2, attributePerLinkCountLimit: 2 },
+  }).getTracer('toolgate', '1')
+  return { ours, theirs, finished: () => [ourExporter.getFinishedSpans(), theirExporter.getFinishedSpans()] }
+}
+
+/** What a span recorded, without what differs by nature (ids, readings of the clock). */
+function recorded (span: ReadableSpan): unknown {
+  return {
+    name: span.name, kind: span.kind, parent: span.parentSpanContext?.spanId, status: span.status, attributes: span.attributes,
+    events: span.events.map(e => ({ name: e.name, attributes: e.attributes, dropped: e.droppedAttributesCount })),
+    links: span.links.map(l => ({ spanId: l.context.spanId, attributes: l.attributes, dropped: l.droppedAttributesCount })),
+    dropped: [span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount],
+    ended: span.ended, scope: span.instrumentationScope.name, resource: span.resource.attributes,
+    flags: span.spanContext().traceFlags,
+  }
+}
+
+const remote = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true }
+const linked = (n: number): { traceId: string, spanId: string, traceFlags: number } => ({ traceId: remote.traceId, spanId: `00000000000000${String(n).padStart(2, '0')}`, traceFlags: 1 })
+
+/** One step a tool's code might take on its span. */
+type Step = (span: Span) => void
+const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '')
+const value = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.array(fc.string({ maxLength: 15 }), { maxLength: 3 }), fc.constantFrom(null, undefined, { not: 'a value' }, [1, 'mixed']))
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.tuple(key, value).map(([k, v]) => (span: Span) => { span.setAttribute(k, v as never) }),
+  fc.dictionary(key, value, { maxKeys: 4 }).map(attrs => (span: Span) => { span.setAttributes(attrs as never) }),
+  fc.tuple(fc.string({ maxLength: 6 }), fc.dictionary(key, value, { maxKeys: 4 })).map(([name, attrs]) => (span: Span) => { span.addEvent(name, attrs as never) }),
+  fc.tuple(fc.string({ maxLength: 6 }), fc.constantFrom(new Date(1_700_000_000_123), 1_700_000_000_456, [1_700_000_000, 5] as [number, number])).map(([name, time]) => (span: Span) => { span.addEvent(name, time) }),
+  fc.tuple(fc.nat(20), fc.dictionary(key, value, { maxKeys: 4 })).map(([n, attrs]) => (span: Span) => { span.addLink({ context: linked(n), attributes: attrs as never }) }),
+  fc.record({ code: fc.constantFrom(SpanStatusCode.UNSET, SpanStatusCode.OK, SpanStatusCode.ERROR), message: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }) }).map(status => (span: Span) => { span.setStatus(status) }),
+  fc.string({ maxLength: 8 }).map(name => (span: Span) => { span.updateName(name) }),
+  fc.constantFrom<Step>(
+    span => { span.recordException(new TypeError('boom')) },
+    span => { span.recordException('plain') },
+    span => { span.recordException({ code: 'E_X', message: 'coded' }) },
+  ),
+)
+
+describe('the gateway\'s tracer, beside the SDK\'s', () => {
+  it('records what the SDK records for any steps, before and after end', () => {
+    fc.assert(fc.property(fc.array(step, { maxLength: 14 }), fc.array(step, { maxLength: 3 }), fc.constantFrom(SpanKind.INTERNAL, SpanKind.SERVER), (before, after, kind) => {
+      const { ours, theirs, finished } = pair()
+      for (const tracer of [ours, theirs]) {
+        const span = tracer.startSpan('op', { kind, attributes: { start: 'x' }, links: [{ context: linked(99) }] }, trace.setSpanContext(ROOT_CONTEXT, remote))
+        for (const s of before) s(span)
+        span.end()
+        for (const s of after) s(span)
+      }
+      const [mine, sdk] = finished()
+      expect(mine.map(recorded)).toEqual(sdk.map(recorded))
+    }), { numRuns: 300 })
+  })
+
+  it('continues a parent from the context, starts a root with `root`, and leaves spans out as the sampler says', () => {
+    const { ours, theirs, finished } = pair()
+    for (const tracer of [ours, theirs]) {
+      const parent = trace.setSpanContext(ROOT_CONTEXT, remote)
+      const child = tracer.startSpan('child', {}, parent)
+      expect(child.spanContext().traceId).toBe(remote.traceId)
+      child.end()
+      const root = tracer.startSpan('root', { root: true }, parent)
+      expect(root.spanContext().traceId).not.toBe(remote.traceId)
+      root.end()
+      const suppressed = tracer.startSpan('suppressed', {}, suppressTracing(parent))
+      expect(suppressed.isRecording()).toBe(false)
+      expect(trace.isSpanContextValid(suppressed.spanContext())).toBe(false)
+      suppressed.end()
+    }
+    const [mine, sdk] = finished()
+    expect(mine.map(recorded)).toEqual(sdk.map(recorded))
+    expect(mine.map(s => s.name)).toEqual(['child', 'root'])
+
+    const off = pair(new AlwaysOffSampler())
+    const dropped = off.ours.startSpan('dropped', {}, trace.setSpanContext(ROOT_CONTEXT, remote))
+    expect(dropped.isRecording()).toBe(false)
+    expect(dropped.spanContext()).toMatchObject({ traceId: remote.traceId, traceFlags: 0 })
+    dropped.end()
+    expect(off.finished()[0]).toEqual([])
+  })
+
+  it('records but does not export a span the sampler records unsampled', () => {
+    const recordOnly: Sampler = { shouldSample: () => ({ decision: SamplingDecision.RECORD, attributes: { sampler: 'said' } }), toString: () => 'record only' }
+    const { ours } = pair(recordOnly)
+    const span = ours.startSpan('kept here')
+    expect(span.isRecording()).toBe(true)
+    expect((span as unknown as ReadableSpan).attributes).toEqual({ sampler: 'said' })
+    expect(span.spanContext().traceFlags).toBe(0)
+  })
+
+  it('runs startActiveSpan\'s function with the span active, in each of its forms', () => {
+    const manager = new AsyncLocalStorageContextManager().enable()
+    context.setGlobalContextManager(manager)
+    try {
+      const { ours } = pair()
+      const seen: Array<string | undefined> = []
+      const record = (span: Span): string => {
+        seen.push(trace.getActiveSpan()?.spanContext().spanId)
+        span.end()
+        return span.spanContext().spanId
+      }
+      const ids = [ours.startActiveSpan('a', record), ours.startActiveSpan('b', { kind: SpanKind.CLIENT }, record), ours.startActiveSpan('c', {}, ROOT_CONTEXT, record)]
+      expect(seen).toEqual(ids)
+    } finally {
+      context.disable()
+    }
+  })
+
+  it('holds the gateway\'s own attributes to the span\'s limits, and to nothing once it ended', () => {
+    const { ours } = pair()
+    const span = ours.startSpan('own') as Span & ReadableSpan & { setTrusted: (attributes: Record<string, string | number>) => void }
+    span.setTrusted({ a: 'abcdefghijklmnopq', b: 1, c: 2, d: 3, e: 4, f: 5, g: 6 })
+    expect(span.attributes).toEqual({ a: 'abcdefghijkl', b: 1, c: 2, d: 3, e: 4, f: 5 })
+    expect(span.droppedAttributesCount).toBe(1)
+    span.end()
+    span.setTrusted({ a: 'later' })
+    expect(span.attributes['a']).toBe('abcdefghijkl')
+  })
+
+  it('takes times given as epoch milliseconds, Dates and HrTimes as the SDK does', () => {
+    const { ours, theirs, finished } = pair()
+    for (const tracer of [ours, theirs]) {
+      const span = tracer.startSpan('timed', { startTime: new Date(1_700_000_000_000) })
+      span.addEvent('at', [1_700_000_000, 250])
+      span.end(1_700_000_001_500)
+    }
+    const [[mine], [sdk]] = finished()
+    expect([mine!.startTime, mine!.endTime, mine!.duration, mine!.events[0]!.time]).toEqual([sdk!.startTime, sdk!.endTime, sdk!.duration, sdk!.events[0]!.time])
+  })
+})
