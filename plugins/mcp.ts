@@ -6,7 +6,6 @@ import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/i
 import type { ApprovalRule } from '../src/core/types.js'
 import type { CallRecord } from '../src/core/call-record.js'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
-import { context } from '@opentelemetry/api'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
 import type { CallTracer } from './tracing.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
@@ -160,7 +159,7 @@ class HttpCaller implements McpCaller {
       }
       const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
       // Traced, the call runs in its span's context, as over REST (tool-call.ts).
-      return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : context.with(span.context, () => this.options.catalog.invokeWith(bind, request)))
+      return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : span.run(() => this.options.catalog.invokeWith(bind, request)))
     } finally {
       gauge?.dec()
     }

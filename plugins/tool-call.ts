@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
-import { context } from '@opentelemetry/api'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
 import type { AnyTool, ApprovalRule, BindOptions, CallRecord, InvokeRequest, ToolCatalog } from '../src/index.js'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
@@ -56,9 +55,8 @@ export class RestCalls {
     inFlight?.inc()
     try {
       // Nothing since the route read the tool awaited: the call runs in the catalog version the tool came from.
-      // Traced, the call runs in its span's context: with TRACE_ACTIVE_SPAN (a context manager)
-      // the tool's own code sees it as the active span; without, `with` only calls.
-      result = await (span === undefined ? catalog.invokeWith(bind, call) : context.with(span.context, () => catalog.invokeWith(bind, call)))
+      // Traced with TRACE_ACTIVE_SPAN, the call runs with its span active (`CallSpan.run`).
+      result = await (span === undefined ? catalog.invokeWith(bind, call) : span.run(() => catalog.invokeWith(bind, call)))
     } finally {
       inFlight?.dec()
     }

@@ -78,7 +78,7 @@ export function callTracer (tracing: Tracing): CallTracer {
   }
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent)
+    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent, tracing.activeSpan)
     if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
     else if (carrier === undefined) nameToolRoute(request, tool)
     return span

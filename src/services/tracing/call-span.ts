@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { CallRecord } from '../../core/call-record.js'
 import type { AnyTool, TraceContext } from '../../core/tool.js'
 import { setOwnAttributes } from './own-attributes.js'
@@ -30,22 +30,33 @@ const SUCCESS = new Set(['ok', 'dry_run', 'replayed'])
 
 export class CallSpan {
   readonly span: Span
-  /** `parent` with this span active: the tool runs inside it. */
-  readonly context: Context
   /** The span as W3C headers, for the tool's own outgoing calls (`ctx.trace`). */
   readonly headers: TraceContext
+  readonly #parent: Context
+  /** Whether the tool's code runs with this span as the active one (TRACE_ACTIVE_SPAN). */
+  readonly #active: boolean
 
-  constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context) {
+  constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context, active: boolean) {
+    this.#parent = parent
+    this.#active = active
     // The declaration's attributes are set once the span is known to record: handed to
     // `startSpan`, the SDK would check and copy them twice, also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
     this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL }, parent)
     if (this.span.isRecording()) setOwnAttributes(this.span, attributes)
-    this.context = trace.setSpan(parent, this.span)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
     const traceparent = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`
     const tracestate = traceState?.serialize()
     this.headers = tracestate === undefined || tracestate === '' ? { traceparent } : { traceparent, tracestate }
+  }
+
+  /**
+   * Run the call: with TRACE_ACTIVE_SPAN inside `parent` with this span active (the tool's own
+   * code sees it as OpenTelemetry's active span); without, no context is made at all (with no
+   * context manager installed, nothing could read it).
+   */
+  run<T> (call: () => T): T {
+    return this.#active ? context.with(trace.setSpan(this.#parent, this.span), call) : call()
   }
 
   get traceId (): string {

@@ -1,0 +1,78 @@
+/**
+ * What tracing costs a call on its own, without HTTP: the server span and the call span of one
+ * REST call opened, given the attributes the gateway gives them, ended, and exported (the batch
+ * processor's work, the protobuf, the POST to a receiver in another process), in one process,
+ * CPU time per call. Far steadier than a req/s ratio on a 2-core machine, where the kernel's
+ * socket work moves with every other process: use it to compare a change, and the features
+ * bench for what a user sees.
+ *
+ *   npx tsx bench/tracing-path.ts [--calls 20000] [--rounds 9] [--tree DIR] [SAMPLER[=ARG] ...]
+ *
+ * Samplers default to always_on, parentbased_traceidratio=0.1 and always_off (every span left
+ * out: the cost of the ids and contexts alone). `--tree` measures another checkout's code (its
+ * own node_modules), for a before and after.
+ */
+import { spawn } from 'node:child_process'
+import { resolve } from 'node:path'
+
+const args = process.argv.slice(2)
+const option = (name: string, fallback: string): string => {
+  const at = args.indexOf(name)
+  return at === -1 ? fallback : args.splice(at, 2)[1]!
+}
+const calls = Number(option('--calls', '20000'))
+const rounds = Number(option('--rounds', '9'))
+const tree = resolve(option('--tree', '.'))
+const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidratio=0.1', 'always_off']
+
+const { tracingFromEnv } = await import(`${tree}/src/services/tracing/setup.ts`)
+const { callTracer } = await import(`${tree}/plugins/tracing.ts`)
+const { ServerSpan } = await import(`${tree}/src/services/tracing/server-span.ts`)
+const { echoTool } = await import(`${tree}/bench/targets/toolgate-tools.ts`)
+
+const receiver = await startReceiver()
+const headers = { host: '127.0.0.1:3000', 'content-type': 'application/json', 'x-api-key': 'bench', 'content-length': '40' }
+
+for (const spec of samplers) {
+  const [sampler, arg] = spec.split('=')
+  const tracing = await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: sampler, ...(arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: arg }) })
+  const open = callTracer(tracing)
+  // An older tree's Tracing has its provider instead.
+  const flush = async (): Promise<void> => { await (tracing.forceFlush?.() ?? tracing.provider.forceFlush()) }
+  let n = 0
+  const call = (): void => {
+    const request = { method: 'POST', url: '/tools/echo', headers, routeOptions: { url: '/tools/:id' }, protocol: 'http', raw: { httpVersion: '1.1' }, serverSpan: undefined as unknown as { end: (status: number) => void } }
+    request.serverSpan = new ServerSpan(tracing.tracer, { method: 'POST', path: '/tools/echo', headers, details: () => ({ route: request.routeOptions.url, scheme: 'http', httpVersion: '1.1' }) })
+    const span = open(echoTool, request)
+    // What the pipeline reads of every call's span: its W3C headers (ctx.trace, the record's trace).
+    if (span.headers.traceparent.length !== 55) throw new Error('no traceparent')
+    span.end({ callId: `call-${n++}-0123456789abcdef`, outcome: 'ok', status: 200, executed: true, queueMs: 0, executeMs: 0.012, dryRun: false, escalated: false, mutatedResources: [] })
+    request.serverSpan.end(200)
+  }
+  const round = async (): Promise<number> => {
+    const before = process.cpuUsage()
+    for (let i = 0; i < calls; i++) {
+      call()
+      // The exporter's batches go out between calls, as they would between requests.
+      if (i % 64 === 63) await new Promise(resolve => setImmediate(resolve))
+    }
+    await flush()
+    const used = process.cpuUsage(before)
+    return (used.user + used.system) / calls
+  }
+  for (let i = 0; i < 3; i++) await round()
+  const us: number[] = []
+  for (let i = 0; i < rounds; i++) us.push(await round())
+  us.sort((a, b) => a - b)
+  process.stdout.write(`${spec.padEnd(30)} ${us[Math.floor(us.length / 2)]!.toFixed(2).padStart(6)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)})\n`)
+  await tracing.shutdown()
+}
+receiver.stop()
+
+/** An OTLP/HTTP receiver that reads and discards, in its own process; it goes when its stdin closes. */
+async function startReceiver (): Promise<{ url: string, stop: () => void }> {
+  const code = `process.stdin.on('end', () => process.exit(0)).resume(); require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const port = await new Promise<string>(resolve => child.stdout.once('data', chunk => { resolve(String(chunk).trim()) }))
+  return { url: `http://127.0.0.1:${port}`, stop: () => { child.stdin.end() } }
+}
