@@ -40,7 +40,7 @@ export class CallSpan {
     this.#parent = parent
     this.#active = active
     // The declaration's attributes are set once the span is known to record: handed to
-    // `startSpan`, the SDK would check and copy them twice, also for a span the sampler leaves out.
+    // `startSpan`, they would be checked and copied also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
     this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL }, parent)
     if (this.span.isRecording()) setOwnAttributes(this.span, attributes)

@@ -99,7 +99,7 @@ export class RecordedSpan implements Span, ReadableSpan {
     return this
   }
 
-  /** The gateway's own attributes: their keys and values are known good, so only the limits apply. */
+  /** The gateway's own attributes: keys it wrote, values of types it chose; only the limits apply (`own-attributes.ts`). */
   setTrusted (attributes: Readonly<Record<string, AttributeValue>>): void {
     if (this.ended) return
     for (const key in attributes) this.#set(key, attributes[key]!)
