@@ -6,11 +6,11 @@
  * socket work moves with every other process: use it to compare a change, and the features
  * bench for what a user sees.
  *
- *   npx tsx bench/tracing-path.ts [--calls 20000] [--rounds 9] [--tree DIR] [SAMPLER[=ARG] ...]
+ *   npx tsx bench/tracing-path.ts [--calls 20000] [--rounds 9] [--tree DIR] [--protocol http/json] [SAMPLER[=ARG] ...]
  *
  * Samplers default to always_on, parentbased_traceidratio=0.1 and always_off (every span left
  * out: the cost of the ids and contexts alone). `--tree` measures another checkout's code (its
- * own node_modules), for a before and after.
+ * own node_modules), for a before and after; `--protocol` the OTLP encoding (default http/protobuf).
  */
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
@@ -23,6 +23,7 @@ const option = (name: string, fallback: string): string => {
 const calls = Number(option('--calls', '20000'))
 const rounds = Number(option('--rounds', '9'))
 const tree = resolve(option('--tree', '.'))
+const protocol = option('--protocol', 'http/protobuf')
 const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidratio=0.1', 'always_off']
 
 const { tracingFromEnv } = await import(`${tree}/src/services/tracing/setup.ts`)
@@ -35,7 +36,7 @@ const headers = { host: '127.0.0.1:3000', 'content-type': 'application/json', 'x
 
 for (const spec of samplers) {
   const [sampler, arg] = spec.split('=')
-  const tracing = await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: sampler, ...(arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: arg }) })
+  const tracing = await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: sampler, ...(arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: arg }) })
   const open = callTracer(tracing)
   // An older tree's Tracing has its provider instead.
   const flush = async (): Promise<void> => { await (tracing.forceFlush?.() ?? tracing.provider.forceFlush()) }
