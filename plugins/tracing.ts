@@ -1,4 +1,4 @@
-import { propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
+import { context, createContextKey, propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
@@ -76,13 +76,25 @@ export function callTracer (tracing: Tracing): CallTracer {
     }
     return made
   }
+  const active = tracing.activeSpan || contextManagerInstalled()
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent, tracing.activeSpan)
+    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent, active)
     if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
     else if (carrier === undefined) nameToolRoute(request, tool)
     return span
   }
+}
+
+/**
+ * Whether some context manager is installed: toolgate's with TRACE_ACTIVE_SPAN, or a host's that
+ * embeds the gateway with its own OpenTelemetry setup. Either way a tool's code can see its call's
+ * span as the active one, so it runs inside it; with none, a context would be made for nothing.
+ * Asked once, when the gateway is built (a host sets OpenTelemetry up before).
+ */
+function contextManagerInstalled (): boolean {
+  const probe = createContextKey('toolgate context manager probe')
+  return context.with(ROOT_CONTEXT.setValue(probe, true), () => context.active().getValue(probe) === true)
 }
 
 /**

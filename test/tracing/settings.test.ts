@@ -24,6 +24,12 @@ describe('tracing settings: the resource and the span limits', () => {
     expect(span.resource).toMatchObject({ 'deployment.environment': 'prod', team: 'a,b', 'service.name': 'named', 'telemetry.sdk.language': 'nodejs' })
   })
 
+  it('takes service.name from OTEL_RESOURCE_ATTRIBUTES when OTEL_SERVICE_NAME is unset, keys percent-decoded too', async () => {
+    const span = await oneSpan({ OTEL_RESOURCE_ATTRIBUTES: 'service.name=listed,service.version=9.9,my%2Ckey=v' })
+    expect(span.resource).toMatchObject({ 'service.name': 'listed', 'service.version': '9.9', 'my,key': 'v' })
+    expect((await oneSpan({})).resource).toMatchObject({ 'service.name': 'toolgate' })
+  })
+
   it('refuses an OTEL_RESOURCE_ATTRIBUTES entry that is not key=value', async () => {
     for (const bad of ['novalue', '=x', 'k=%E0%A4%A']) {
       await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_RESOURCE_ATTRIBUTES: `ok=1,${bad}` })).rejects.toThrow(ConfigError)
@@ -33,6 +39,15 @@ describe('tracing settings: the resource and the span limits', () => {
   it('holds spans to OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT and OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT', async () => {
     const span = await oneSpan({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '3' }, { a: 'abcdef', b: 'b', c: 'c' })
     expect(span.attributes).toEqual({ a: 'abc', b: 'b' })
+  })
+
+  it('reads the per-event attribute limit by the SDK\'s name as well as the specification\'s', async () => {
+    const tracing = (await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT: '1' }))!
+    const span = tracing.tracer.startSpan('events') as unknown as { addEvent: (name: string, attributes: Record<string, string>) => void, events: Array<{ attributes: Record<string, string>, droppedAttributesCount: number }>, end: () => void }
+    span.addEvent('e', { a: '1', b: '2' })
+    expect(span.events[0]).toMatchObject({ attributes: { a: '1' }, droppedAttributesCount: 1 })
+    span.end()
+    await tracing.shutdown()
   })
 
   it('refuses a limit that is not a whole number', async () => {

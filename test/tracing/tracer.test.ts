@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { suppressTracing } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
@@ -14,16 +14,17 @@ import { GatewayTracer } from '../../src/services/tracing/tracer.js'
  * active span sees OpenTelemetry's rules, not toolgate's.
  */
 
-const LIMITS = { attributeCount: 6, attributeValueLength: 12, eventCount: 3, linkCount: 2, attributesPerEvent: 2, attributesPerLink: 2 }
 const resource = resourceFromAttributes({ 'service.name': 'test' })
 
-function pair (sampler: Sampler = new AlwaysOnSampler()): { ours: Tracer, theirs: Tracer, finished: () => [ReadableSpan[], ReadableSpan[]] } {
+/** A tracer of each kind with the same limits (a value length of 12 by default; Infinity and 0, no cut, too). */
+function pair (sampler: Sampler = new AlwaysOnSampler(), valueLength = 12): { ours: Tracer, theirs: Tracer, finished: () => [ReadableSpan[], ReadableSpan[]] } {
   const ourExporter = new InMemorySpanExporter()
   const theirExporter = new InMemorySpanExporter()
-  const ours = new GatewayTracer({ resource, scope: { name: 'toolgate', version: '1' }, processor: new SimpleSpanProcessor(ourExporter), limits: LIMITS }, sampler, new PooledIdGenerator())
+  const limits = { attributeCount: 6, attributeValueLength: valueLength, eventCount: 3, linkCount: 2, attributesPerEvent: 2, attributesPerLink: 2 }
+  const ours = new GatewayTracer({ resource, scope: { name: 'toolgate', version: '1' }, processor: new SimpleSpanProcessor(ourExporter), limits }, sampler, new PooledIdGenerator())
   const theirs = new BasicTracerProvider({
     resource, sampler, spanProcessors: [new SimpleSpanProcessor(theirExporter)],
-    spanLimits: { attributeCountLimit: 6, attributeValueLengthLimit: 12, eventCountLimit: 3, linkCountLimit: 2, attributePerEventCountLimit: 2, attributePerLinkCountLimit: 2 },
+    spanLimits: { attributeCountLimit: 6, attributeValueLengthLimit: valueLength, eventCountLimit: 3, linkCountLimit: 2, attributePerEventCountLimit: 2, attributePerLinkCountLimit: 2 },
   }).getTracer('toolgate', '1')
   return { ours, theirs, finished: () => [ourExporter.getFinishedSpans(), theirExporter.getFinishedSpans()] }
 }
@@ -59,13 +60,25 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     span => { span.recordException(new TypeError('boom')) },
     span => { span.recordException('plain') },
     span => { span.recordException({ code: 'E_X', message: 'coded' }) },
+    // What JavaScript lets a tool throw and record, past the API's types.
+    span => { span.recordException(null as never) },
+    span => { span.recordException(undefined as never) },
+    span => { span.recordException({ code: null, name: 'E' } as never) },
+    span => { span.recordException({ name: null } as never) },
+    span => { span.recordException({ message: 0, code: 7 } as never) },
+    // The caller's array changes after it was set: the span keeps what it was.
+    span => {
+      const list = ['one']
+      span.setAttribute('list', list)
+      list.push('two')
+    },
   ),
 )
 
 describe('the gateway\'s tracer, beside the SDK\'s', () => {
   it('records what the SDK records for any steps, before and after end', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 14 }), fc.array(step, { maxLength: 3 }), fc.constantFrom(SpanKind.INTERNAL, SpanKind.SERVER), (before, after, kind) => {
-      const { ours, theirs, finished } = pair()
+    fc.assert(fc.property(fc.array(step, { maxLength: 14 }), fc.array(step, { maxLength: 3 }), fc.constantFrom(SpanKind.INTERNAL, SpanKind.SERVER), fc.constantFrom(12, Infinity, 0), (before, after, kind, valueLength) => {
+      const { ours, theirs, finished } = pair(new AlwaysOnSampler(), valueLength)
       for (const tracer of [ours, theirs]) {
         const span = tracer.startSpan('op', { kind, attributes: { start: 'x' }, links: [{ context: linked(99) }] }, trace.setSpanContext(ROOT_CONTEXT, remote))
         for (const s of before) s(span)
@@ -106,11 +119,13 @@ describe('the gateway\'s tracer, beside the SDK\'s', () => {
 
   it('records but does not export a span the sampler records unsampled', () => {
     const recordOnly: Sampler = { shouldSample: () => ({ decision: SamplingDecision.RECORD, attributes: { sampler: 'said' } }), toString: () => 'record only' }
-    const { ours } = pair(recordOnly)
+    const { ours, finished } = pair(recordOnly)
     const span = ours.startSpan('kept here')
     expect(span.isRecording()).toBe(true)
     expect((span as unknown as ReadableSpan).attributes).toEqual({ sampler: 'said' })
     expect(span.spanContext().traceFlags).toBe(0)
+    span.end()
+    expect(finished()[0]).toEqual([])
   })
 
   it('runs startActiveSpan\'s function with the span active, in each of its forms', () => {
@@ -124,7 +139,11 @@ describe('the gateway\'s tracer, beside the SDK\'s', () => {
         span.end()
         return span.spanContext().spanId
       }
-      const ids = [ours.startActiveSpan('a', record), ours.startActiveSpan('b', { kind: SpanKind.CLIENT }, record), ours.startActiveSpan('c', {}, ROOT_CONTEXT, record)]
+      const ids = [
+        ours.startActiveSpan('a', record), ours.startActiveSpan('b', { kind: SpanKind.CLIENT }, record), ours.startActiveSpan('c', {}, ROOT_CONTEXT, record),
+        // An undefined context is the active one, as for the SDK's tracer.
+        ours.startActiveSpan('d', {}, undefined as unknown as Context, record),
+      ]
       expect(seen).toEqual(ids)
     } finally {
       context.disable()
@@ -151,5 +170,20 @@ describe('the gateway\'s tracer, beside the SDK\'s', () => {
     }
     const [[mine], [sdk]] = finished()
     expect([mine!.startTime, mine!.endTime, mine!.duration, mine!.events[0]!.time]).toEqual([sdk!.startTime, sdk!.endTime, sdk!.duration, sdk!.events[0]!.time])
+  })
+
+  it('takes a time given as performance.now() as the SDK does: on the wall clock, within a millisecond', () => {
+    const { ours, theirs, finished } = pair()
+    const at = performance.now() - 5
+    for (const tracer of [ours, theirs]) {
+      const span = tracer.startSpan('performance time', { startTime: null as never })
+      span.addEvent('earlier', at)
+      span.end()
+    }
+    const [[mine], [sdk]] = finished()
+    const ms = ([s, ns]: [number, number]): number => s * 1e3 + ns / 1e6
+    expect(Math.abs(ms(mine!.events[0]!.time) - ms(sdk!.events[0]!.time))).toBeLessThan(1)
+    expect(Math.abs(ms(mine!.events[0]!.time) - (Date.now() - 5))).toBeLessThan(1_000)
+    expect(Math.abs(ms(mine!.startTime) - ms(sdk!.startTime))).toBeLessThan(50)
   })
 })

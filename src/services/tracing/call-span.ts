@@ -33,7 +33,7 @@ export class CallSpan {
   /** The span as W3C headers, for the tool's own outgoing calls (`ctx.trace`). */
   readonly headers: TraceContext
   readonly #parent: Context
-  /** Whether the tool's code runs with this span as the active one (TRACE_ACTIVE_SPAN). */
+  /** Whether the tool's code runs with this span as the active one (a context manager is installed). */
   readonly #active: boolean
 
   constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context, active: boolean) {
@@ -51,9 +51,9 @@ export class CallSpan {
   }
 
   /**
-   * Run the call: with TRACE_ACTIVE_SPAN inside `parent` with this span active (the tool's own
-   * code sees it as OpenTelemetry's active span); without, no context is made at all (with no
-   * context manager installed, nothing could read it).
+   * Run the call: where a context manager is installed (TRACE_ACTIVE_SPAN, or a host's own),
+   * inside `parent` with this span active, so the tool's own code sees it as OpenTelemetry's
+   * active span; without one, no context is made at all (nothing could read it).
    */
   run<T> (call: () => T): T {
     return this.#active ? context.with(trace.setSpan(this.#parent, this.span), call) : call()

@@ -190,16 +190,22 @@ interface KnownKey {
   readonly pairs: Map<unknown, Uint8Array>
 }
 
-/** Keys seen: an instrumentation that made a new key per call would stop adding at this. */
-const MAX_KEYS = 4_096
-/** Values kept per key: a flag has two, an outcome a few; an id is new each call and fills this once. */
-const MAX_PAIRS = 32
-const MAX_VALUE_LENGTH = 64
+/*
+ * What is kept, for the life of the process, is bounded: at most 512 keys of up to 64
+ * characters, each with at most 16 values of up to 32 characters (about 1 MiB at most for ASCII,
+ * 2.5 MiB were every character three bytes of UTF-8, whatever code sets attributes). A flag has two values and an outcome a few; an id is new each call and
+ * fills its key's 16 once. The values kept are the span's own (a path, a tool's name), as an
+ * exporter would hold them anyway until sent.
+ */
+const MAX_KEYS = 512
+const MAX_KEY_LENGTH = 64
+const MAX_PAIRS = 16
+const MAX_VALUE_LENGTH = 32
 const knownKeys = new Map<string, KnownKey>()
 
 function knownKey (key: string): KnownKey | undefined {
   let known = knownKeys.get(key)
-  if (known === undefined && knownKeys.size < MAX_KEYS) {
+  if (known === undefined && knownKeys.size < MAX_KEYS && key.length <= MAX_KEY_LENGTH) {
     const bytes = Buffer.from(key, 'utf8')
     const field = new Encoder(Buffer.allocUnsafe(bytes.length + 6))
     field.tag(1, 2)
@@ -261,8 +267,13 @@ for (let digit = 0; digit < 16; digit++) {
   HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit
 }
 
-/** One buffer for every export: an export is serialized at once, and its bytes copied out. */
-let shared = Buffer.allocUnsafe(64 * 1024)
+/**
+ * One buffer for every export: an export is serialized at once, and its bytes copied out. One
+ * that grew past `KEPT_BYTES` for a large export goes after it, not to be held for good.
+ */
+const SHARED_BYTES = 64 * 1024
+const KEPT_BYTES = 1024 * 1024
+let shared = Buffer.allocUnsafe(SHARED_BYTES)
 
 /**
  * A protobuf writer. A length-delimited field reserves one byte for its length and moves its
@@ -279,6 +290,7 @@ class Encoder {
   finish (): Uint8Array {
     const bytes = Buffer.allocUnsafeSlow(this.#pos)
     this.#buf.copy(bytes, 0, 0, this.#pos)
+    if (this.#buf === shared && shared.length > KEPT_BYTES) shared = Buffer.allocUnsafe(SHARED_BYTES)
     return bytes
   }
 

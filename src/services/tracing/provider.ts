@@ -38,14 +38,16 @@ function exporterFor (protocol: string, url: string): SpanExporter {
 }
 
 /**
- * The SDK's defaults (`telemetry.sdk.*`), then `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`,
- * values percent-encoded), then the service's name and version, which win (as the specification
- * has `OTEL_SERVICE_NAME` win over a `service.name` in the list).
+ * The SDK's defaults (`telemetry.sdk.*`) and toolgate's (`service.name` toolgate, its version),
+ * then `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`, percent-encoded), then `OTEL_SERVICE_NAME`,
+ * which wins over a `service.name` in the list, as the specification has it.
  */
 function resourceFrom (env: NodeJS.ProcessEnv): Resource {
+  const name = nonEmpty(env.OTEL_SERVICE_NAME)
   return defaultResource()
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'toolgate', [ATTR_SERVICE_VERSION]: VERSION }))
     .merge(resourceFromAttributes(resourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES)))
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: nonEmpty(env.OTEL_SERVICE_NAME) ?? 'toolgate', [ATTR_SERVICE_VERSION]: VERSION }))
+    .merge(resourceFromAttributes(name === undefined ? {} : { [ATTR_SERVICE_NAME]: name }))
 }
 
 function resourceAttributes (raw: string | undefined): Record<string, string> {
@@ -53,18 +55,23 @@ function resourceAttributes (raw: string | undefined): Record<string, string> {
   for (const pair of (raw ?? '').split(',')) {
     if (pair.trim() === '') continue
     const at = pair.indexOf('=')
-    const key = at === -1 ? '' : pair.slice(0, at).trim()
-    let value: string | undefined
-    try {
-      value = at === -1 ? undefined : decodeURIComponent(pair.slice(at + 1).trim())
-    } catch {}
-    if (key === '' || value === undefined) throw new ConfigError(`invalid setting "OTEL_RESOURCE_ATTRIBUTES": "${pair}" is not key=value (values percent-encoded)`)
+    const key = at === -1 ? undefined : decoded(pair.slice(0, at).trim())
+    const value = at === -1 ? undefined : decoded(pair.slice(at + 1).trim())
+    if (key === undefined || key === '' || value === undefined) throw new ConfigError(`invalid setting "OTEL_RESOURCE_ATTRIBUTES": "${pair}" is not key=value (percent-encoded)`)
     attributes[key] = value
   }
   return attributes
 }
 
-/** The OpenTelemetry span limits (the SDK's defaults: 128 of each, values unbounded). */
+function decoded (text: string): string | undefined {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The OpenTelemetry span limits (the SDK's defaults: 128 of each, values unbounded, as is a length limit of 0). */
 function spanLimits (env: NodeJS.ProcessEnv): SpanLimits {
   const limit = (names: readonly string[], fallback: number): number => {
     const name = names.find(n => nonEmpty(env[n]) !== undefined)
@@ -78,8 +85,9 @@ function spanLimits (env: NodeJS.ProcessEnv): SpanLimits {
     attributeValueLength: limit(['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'], Infinity),
     eventCount: limit(['OTEL_SPAN_EVENT_COUNT_LIMIT'], 128),
     linkCount: limit(['OTEL_SPAN_LINK_COUNT_LIMIT'], 128),
-    attributesPerEvent: limit(['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT'], 128),
-    attributesPerLink: limit(['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT'], 128),
+    // The specification's names, then the ones the SDK reads.
+    attributesPerEvent: limit(['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT', 'OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT'], 128),
+    attributesPerLink: limit(['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT', 'OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT'], 128),
   }
 }
 

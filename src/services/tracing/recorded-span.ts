@@ -1,5 +1,5 @@
 import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanAttributes, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api'
-import { addHrTimes, hrTimeDuration, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, otperformance, sanitizeAttributes, type InstrumentationScope } from '@opentelemetry/core'
+import { addHrTimes, hrTime, hrTimeDuration, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, otperformance, sanitizeAttributes, type InstrumentationScope } from '@opentelemetry/core'
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node'
 
@@ -49,6 +49,8 @@ export class RecordedSpan implements Span, ReadableSpan {
   #attributeCount = 0
   /** The monotonic clock at the start: durations come from it, the start itself from the wall clock (as the SDK's). */
   readonly #startedAt: number
+  /** The wall clock less the monotonic one at the start: a time given as `performance.now()` is moved by it (as the SDK's). */
+  readonly #offset: number
   readonly #timed: boolean
 
   constructor (source: SpanSource, context: SpanContext, name: string, kind: SpanKind, parent: SpanContext | undefined, startTime?: TimeInput) {
@@ -57,9 +59,12 @@ export class RecordedSpan implements Span, ReadableSpan {
     this.name = name
     this.kind = kind
     this.parentSpanContext = parent
+    const now = Date.now()
     this.#startedAt = otperformance.now()
-    this.#timed = startTime !== undefined
-    this.startTime = startTime === undefined ? millisToHrTime(Date.now()) : this.#time(startTime)
+    this.#offset = now - (this.#startedAt + otperformance.timeOrigin)
+    // null too, as the SDK has it: a caller's JavaScript may pass one.
+    this.#timed = startTime != null
+    this.startTime = this.#timed ? this.#time(startTime) : millisToHrTime(now)
   }
 
   get resource (): Resource {
@@ -102,16 +107,16 @@ export class RecordedSpan implements Span, ReadableSpan {
   /** The gateway's own attributes: keys it wrote, values of types it chose; only the limits apply (`own-attributes.ts`). */
   setTrusted (attributes: Readonly<Record<string, AttributeValue>>): void {
     if (this.ended) return
-    for (const key in attributes) this.#set(key, attributes[key]!)
+    for (const key in attributes) this.#set(key, attributes[key]!, false)
   }
 
-  #set (key: string, value: AttributeValue): void {
+  #set (key: string, value: AttributeValue, copy = true): void {
     const isNew = !Object.hasOwn(this.attributes, key)
     if (isNew && this.#attributeCount >= this.#source.limits.attributeCount) {
       this.droppedAttributesCount++
       return
     }
-    this.attributes[key] = this.#truncate(value)
+    this.attributes[key] = this.#truncate(value, copy)
     if (isNew) this.#attributeCount++
   }
 
@@ -178,35 +183,42 @@ export class RecordedSpan implements Span, ReadableSpan {
     this.#source.processor.onEnd(this)
   }
 
+  /** By the SDK's rules, truthiness included: whatever a tool's code throws, null and numbers too. */
   recordException (exception: Exception, time?: TimeInput): void {
     const attributes: Attributes = {}
-    if (typeof exception === 'string') {
-      attributes['exception.message'] = exception
-    } else {
-      const code = exception.code
-      const type = code !== undefined && code !== '' && code !== 0 ? String(code) : exception.name
-      if (type !== undefined && type !== '') attributes['exception.type'] = type
-      if (exception.message !== undefined && exception.message !== '') attributes['exception.message'] = exception.message
-      if (exception.stack !== undefined && exception.stack !== '') attributes['exception.stacktrace'] = exception.stack
+    const thrown = exception as unknown
+    if (typeof thrown === 'string') {
+      attributes['exception.message'] = thrown
+    } else if (typeof thrown === 'object' && thrown !== null) {
+      const { code, name, message, stack } = thrown as { code?: unknown, name?: unknown, message?: unknown, stack?: unknown }
+      if (truthy(code)) attributes['exception.type'] = String(code)
+      else if (truthy(name)) attributes['exception.type'] = name as string
+      if (truthy(message)) attributes['exception.message'] = message as string
+      if (truthy(stack)) attributes['exception.stacktrace'] = stack as string
     }
-    if (attributes['exception.type'] !== undefined || attributes['exception.message'] !== undefined) this.addEvent('exception', attributes, time)
+    if (truthy(attributes['exception.type']) || truthy(attributes['exception.message'])) this.addEvent('exception', attributes, time)
   }
 
   /** A time given (epoch or performance milliseconds, a Date, an HrTime), else now as start plus what the monotonic clock measured. */
   #time (input: TimeInput | undefined): HrTime {
-    if (typeof input === 'number') return millisToHrTime(input <= otperformance.now() ? input + otperformance.timeOrigin : input)
+    if (typeof input === 'number') return input <= otperformance.now() ? hrTime(input + this.#offset) : millisToHrTime(input)
     if (input instanceof Date) return millisToHrTime(input.getTime())
     if (isTimeInputHrTime(input)) return input
     if (this.#timed) return millisToHrTime(Date.now())
     return addHrTimes(this.startTime, millisToHrTime(otperformance.now() - this.#startedAt))
   }
 
-  #truncate (value: AttributeValue): AttributeValue {
+  /**
+   * A value as the span keeps it, as the SDK's: strings cut at the length limit (none at 0 or
+   * less), an array always copied (the caller's array may change after), `copy` false only for
+   * the gateway's own arrays, which nothing changes.
+   */
+  #truncate (value: AttributeValue, copy = true): AttributeValue {
     const limit = this.#source.limits.attributeValueLength
-    if (limit === Infinity) return value
+    if (limit <= 0) return value
     if (typeof value === 'string') return value.length > limit ? value.slice(0, limit) : value
-    if (Array.isArray(value)) return value.map(item => typeof item === 'string' && item.length > limit ? item.slice(0, limit) : item) as AttributeValue
-    return value
+    if (!Array.isArray(value) || (!copy && limit === Infinity)) return value
+    return value.map(item => typeof item === 'string' && item.length > limit ? item.slice(0, limit) : item) as AttributeValue
   }
 
   #limited (attributes: Attributes, limit: number): [Attributes, number] {
@@ -232,4 +244,8 @@ function makeRoom (list: unknown[], limit: number): { readonly dropped: number, 
   if (list.length < limit) return { dropped: 0, fits: true }
   list.shift()
   return { dropped: 1, fits: true }
+}
+
+function truthy (value: unknown): boolean {
+  return Boolean(value)
 }

@@ -54,7 +54,8 @@ export class GatewayTracer implements Tracer {
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: [F] | [SpanOptions, F] | [SpanOptions, Context, F]): ReturnType<F> {
     const fn = rest.at(-1) as F
     const options = rest.length > 1 ? rest[0] as SpanOptions : undefined
-    const parent = rest.length > 2 ? rest[1] as Context : contexts.active()
+    // An undefined context (the SDK's callers pass one) is the active one.
+    const parent = (rest.length > 2 ? rest[1] as Context | undefined : undefined) ?? contexts.active()
     const span = this.startSpan(name, options, parent)
     return contexts.with(trace.setSpan(parent, span), () => fn(span) as ReturnType<F>)
   }
