@@ -12,8 +12,8 @@
  * out: the cost of the ids and contexts alone). `--tree` measures another checkout's code (its
  * own node_modules), for a before and after; `--protocol` the OTLP encoding (default http/protobuf).
  */
-import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
+import { startOtlpSink } from './lib/otlp-sink.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string): string => {
@@ -31,12 +31,12 @@ const { callTracer } = await import(`${tree}/plugins/tracing.ts`)
 const { ServerSpan } = await import(`${tree}/src/services/tracing/server-span.ts`)
 const { echoTool } = await import(`${tree}/bench/targets/toolgate-tools.ts`)
 
-const receiver = await startReceiver()
+const sink = await startOtlpSink()
 const headers = { host: '127.0.0.1:3000', 'content-type': 'application/json', 'x-api-key': 'bench', 'content-length': '40' }
 
 for (const spec of samplers) {
   const [sampler, arg] = spec.split('=')
-  const tracing = await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: sampler, ...(arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: arg }) })
+  const tracing = await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: sampler, ...(arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: arg }) })
   const open = callTracer(tracing)
   // An older tree's Tracing has its provider instead.
   const flush = async (): Promise<void> => { await (tracing.forceFlush?.() ?? tracing.provider.forceFlush()) }
@@ -67,13 +67,4 @@ for (const spec of samplers) {
   us.sort((a, b) => a - b)
   process.stdout.write(`${spec.padEnd(30)} ${us[Math.floor(us.length / 2)]!.toFixed(2).padStart(6)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)})\n`)
   await tracing.shutdown()
-}
-receiver.stop()
-
-/** An OTLP/HTTP receiver that reads and discards, in its own process; it goes when its stdin closes. */
-async function startReceiver (): Promise<{ url: string, stop: () => void }> {
-  const code = `process.stdin.on('end', () => process.exit(0)).resume(); require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
-  const port = await new Promise<string>(resolve => child.stdout.once('data', chunk => { resolve(String(chunk).trim()) }))
-  return { url: `http://127.0.0.1:${port}`, stop: () => { child.stdin.end() } }
 }

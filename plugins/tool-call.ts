@@ -55,7 +55,7 @@ export class RestCalls {
     inFlight?.inc()
     try {
       // Nothing since the route read the tool awaited: the call runs in the catalog version the tool came from.
-      // Traced with TRACE_ACTIVE_SPAN, the call runs with its span active (`CallSpan.run`).
+      // Traced, the call runs with its span active where a context manager can see it (`CallSpan.run`).
       result = await (span === undefined ? catalog.invokeWith(bind, call) : span.run(() => catalog.invokeWith(bind, call)))
     } finally {
       inFlight?.dec()

@@ -76,7 +76,8 @@ export function callTracer (tracing: Tracing): CallTracer {
     }
     return made
   }
-  const active = tracing.activeSpan || contextManagerInstalled()
+  // TRACE_ACTIVE_SPAN installed one already; a host may have installed its own.
+  const active = contextManagerInstalled()
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
     const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent, active)

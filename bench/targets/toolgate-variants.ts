@@ -5,7 +5,6 @@
  *   npx tsx bench/compare.ts toolgate ./bench/targets/toolgate-traced.ts
  *   npx tsx bench/compare.ts ./bench/targets/toolgate-write.ts ./bench/targets/toolgate-write-audited.ts
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +14,7 @@ import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/api-keys.js'
 import { loadConfig } from '../../src/services/config.js'
 import { tracingFromEnv } from '../../src/services/tracing/setup.js'
+import { startOtlpSink } from '../lib/otlp-sink.js'
 import { announce } from './announce.js'
 import { BENCH_API_KEY, echo, EchoInput, EchoOutput } from './echo.js'
 import { echoTool } from './toolgate-tools.js'
@@ -55,7 +55,7 @@ export async function serveVariant (variant: Variant): Promise<void> {
   const sampler = variant.sampler ?? { name: 'always_on' }
   const tracing = variant.traced === true
     ? await tracingFromEnv({
-      OTEL_EXPORTER_OTLP_ENDPOINT: await startSink(), OTEL_SERVICE_NAME: 'toolgate-bench',
+      OTEL_EXPORTER_OTLP_ENDPOINT: await startOtlpSink(), OTEL_SERVICE_NAME: 'toolgate-bench',
       OTEL_TRACES_SAMPLER: sampler.name, ...(sampler.arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: sampler.arg }),
       ...(variant.activeSpan === true ? { TRACE_ACTIVE_SPAN: 'true' } : {}),
     })
@@ -66,18 +66,4 @@ export async function serveVariant (variant: Variant): Promise<void> {
   if (auditDir !== undefined) rmSync(auditDir, { recursive: true, force: true })
   await app.listen({ host: '127.0.0.1', port: 0 })
   announce((app.server.address() as AddressInfo).port)
-}
-
-/**
- * An OTLP/HTTP receiver that reads and discards, in its own process (its CPU is not the
- * gateway's). It exits when its stdin closes: the bench stops targets with SIGKILL, which runs
- * no exit handler, and a sink left behind kept the bench's stderr open (a caller reading it to
- * the end waited forever) and its port bound.
- */
-async function startSink (): Promise<string> {
-  const code = `process.stdin.on('end', () => process.exit(0)).resume(); require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`
-  const sink = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
-  process.once('exit', () => { sink.kill() })
-  const port = await new Promise<string>(resolve => sink.stdout.once('data', chunk => { resolve(String(chunk).trim()) }))
-  return `http://127.0.0.1:${port}`
 }
