@@ -1,20 +1,22 @@
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node'
+import type { Sampler } from '@opentelemetry/sdk-trace-node'
 import { ConfigError } from '../config.js'
+import { AlwaysOff, AlwaysOn, ParentBased, TraceIdRatio } from './samplers.js'
 
 /**
  * `OTEL_TRACES_SAMPLER` (and `OTEL_TRACES_SAMPLER_ARG` for the ratio samplers), read from the
  * given environment rather than the SDK's own read of `process.env`, so a gateway built in a
  * test or embedded in a host gets exactly the settings it was given. Default: parentbased_always_on.
+ * The samplers are toolgate's own, deciding as the SDK's do (`samplers.ts`).
  */
 export function samplerFromEnv (env: NodeJS.ProcessEnv): Sampler {
   const name = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'
   switch (name) {
-    case 'always_on': return new AlwaysOnSampler()
-    case 'always_off': return new AlwaysOffSampler()
-    case 'traceidratio': return new TraceIdRatioBasedSampler(ratio(env))
-    case 'parentbased_always_on': return new ParentBasedSampler({ root: new AlwaysOnSampler() })
-    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() })
-    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio(env)) })
+    case 'always_on': return new AlwaysOn()
+    case 'always_off': return new AlwaysOff()
+    case 'traceidratio': return new TraceIdRatio(ratio(env))
+    case 'parentbased_always_on': return new ParentBased(new AlwaysOn())
+    case 'parentbased_always_off': return new ParentBased(new AlwaysOff())
+    case 'parentbased_traceidratio': return new ParentBased(new TraceIdRatio(ratio(env)))
     default: throw new ConfigError(`invalid setting "OTEL_TRACES_SAMPLER": "${name}" is not one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio`)
   }
 }

@@ -1,7 +1,8 @@
-import { context as contexts, INVALID_SPAN_CONTEXT, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from '@opentelemetry/api'
+import { context as contexts, INVALID_SPAN_CONTEXT, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
 import { isTracingSuppressed, sanitizeAttributes } from '@opentelemetry/core'
 import type { IdGenerator, Sampler } from '@opentelemetry/sdk-trace-node'
 import { RecordedSpan, type SpanSource } from './recorded-span.js'
+import { GatewaySpanContext, isValidParent } from './samplers.js'
 
 /*
  * The gateway's tracer: the SDK tracer's decisions (a root or a child of the parent in the
@@ -10,8 +11,9 @@ import { RecordedSpan, type SpanSource } from './recorded-span.js'
  * one small object: at a ratio of 0.1 that is nine calls in ten.
  */
 
-/** No attributes at the start (every span the gateway opens): one object for all, never written. */
+/** No attributes and no links at the start (every span the gateway opens): one object for all, never written. */
 const NONE: Attributes = Object.freeze({})
+const NO_LINKS: readonly Link[] = Object.freeze([])
 
 export class GatewayTracer implements Tracer {
   readonly #source: SpanSource
@@ -28,18 +30,16 @@ export class GatewayTracer implements Tracer {
     if (options.root === true) context = trace.deleteSpan(context)
     if (isTracingSuppressed(context)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
     const parent = trace.getSpanContext(context)
-    const child = parent !== undefined && trace.isSpanContextValid(parent) ? parent : undefined
+    const child = parent !== undefined && isValidParent(parent) ? parent : undefined
     const spanId = this.#ids.generateSpanId()
     const traceId = child?.traceId ?? this.#ids.generateTraceId()
     const kind = options.kind ?? SpanKind.INTERNAL
-    const links: Link[] = options.links === undefined ? [] : options.links.map(link => ({ context: link.context, attributes: sanitizeAttributes(link.attributes) }))
+    const links: readonly Link[] = options.links === undefined ? NO_LINKS : options.links.map(link => ({ context: link.context, attributes: sanitizeAttributes(link.attributes) }))
     const attributes = options.attributes === undefined ? NONE : sanitizeAttributes(options.attributes)
-    const sampled = this.#sampler.shouldSample(context, traceId, name, kind, attributes, links)
-    const spanContext: SpanContext = {
-      traceId, spanId,
-      traceFlags: sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      traceState: sampled.traceState ?? child?.traceState,
-    }
+    const sampled = this.#sampler.shouldSample(context, traceId, name, kind, attributes, links as Link[])
+    const spanContext = new GatewaySpanContext(traceId, spanId,
+      sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
+      sampled.traceState ?? child?.traceState)
     if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext)
     const span = new RecordedSpan(this.#source, spanContext, name, kind, child, options.startTime)
     for (const link of links) span.addLink(link)
