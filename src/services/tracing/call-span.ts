@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
 import type { CallRecord } from '../../core/call-record.js'
 import type { AnyTool, TraceContext } from '../../core/tool.js'
 import { setOwnAttributes } from './own-attributes.js'
@@ -25,6 +25,8 @@ export function toolSpanAttributes (tool: AnyTool): ToolSpanAttributes {
   })
 }
 
+const INTERNAL: SpanOptions = Object.freeze({ kind: SpanKind.INTERNAL })
+
 /** Outcomes that are not failures of the call (the span keeps status UNSET, as the spec asks). */
 const SUCCESS = new Set(['ok', 'dry_run', 'replayed'])
 
@@ -42,10 +44,10 @@ export class CallSpan {
     // The declaration's attributes are set once the span is known to record: handed to
     // `startSpan`, they would be checked and copied also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
-    this.span = tracer.startSpan(`execute_tool ${tool.id}`, { kind: SpanKind.INTERNAL }, parent)
+    this.span = tracer.startSpan(`execute_tool ${tool.id}`, INTERNAL, parent)
     if (this.span.isRecording()) setOwnAttributes(this.span, attributes)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
-    const traceparent = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`
+    const traceparent = `00-${traceId}-${spanId}-${traceFlags === 1 ? '01' : traceFlags === 0 ? '00' : traceFlags.toString(16).padStart(2, '0')}`
     const tracestate = traceState?.serialize()
     this.headers = tracestate === undefined || tracestate === '' ? { traceparent } : { traceparent, tracestate }
   }

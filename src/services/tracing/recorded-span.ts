@@ -29,17 +29,22 @@ export interface SpanSource {
   readonly limits: SpanLimits
 }
 
+// A span's values until it ends or is given a status, shared (each is replaced, never written into).
+const NOT_ENDED = Object.freeze([0, 0]) as unknown as HrTime
+const NO_DURATION = Object.freeze([-1, -1]) as unknown as HrTime
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET })
+
 export class RecordedSpan implements Span, ReadableSpan {
   name: string
   readonly kind: SpanKind
   readonly parentSpanContext: SpanContext | undefined
   readonly startTime: HrTime
-  endTime: HrTime = [0, 0]
-  status: SpanStatus = { code: SpanStatusCode.UNSET }
+  endTime: HrTime = NOT_ENDED
+  status: SpanStatus = UNSET
   readonly attributes: Attributes = {}
   readonly links: Link[] = []
   readonly events: TimedEvent[] = []
-  duration: HrTime = [-1, -1]
+  duration: HrTime = NO_DURATION
   ended = false
   droppedAttributesCount = 0
   droppedEventsCount = 0

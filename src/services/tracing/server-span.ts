@@ -1,4 +1,4 @@
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
 import { setOwnAttributes } from './own-attributes.js'
 
 /*
@@ -28,6 +28,33 @@ interface RequestDetails {
   readonly httpVersion: string
 }
 
+const SERVER: SpanOptions = Object.freeze({ kind: SpanKind.SERVER })
+
+/** The API's key of the span in a context: `createContextKey` is `Symbol.for`, so this is the key `trace.setSpan` writes. */
+const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN')
+
+/**
+ * The caller's context with the server span in it, as `trace.setSpan` would make it, without
+ * what that costs every request (a copy of the context's map and three closures: about a fifth
+ * of what an unsampled request allocates for tracing). Reads see the span, and the caller's
+ * context for anything else; a write makes the API's own context first.
+ */
+class WithSpan implements Context {
+  constructor (readonly parent: Context, readonly span: Span) {}
+
+  getValue (key: symbol): unknown {
+    return key === SPAN_KEY ? this.span : this.parent.getValue(key)
+  }
+
+  setValue (key: symbol, value: unknown): Context {
+    return trace.setSpan(this.parent, this.span).setValue(key, value)
+  }
+
+  deleteValue (key: symbol): Context {
+    return trace.setSpan(this.parent, this.span).deleteValue(key)
+  }
+}
+
 export class ServerSpan {
   readonly span: Span
   #context: Context | undefined
@@ -39,7 +66,7 @@ export class ServerSpan {
     // Named by its method until it is known to record (the samplers toolgate configures decide
     // on the trace id and the parent only): a route, its name and its attributes would be
     // objects made and dropped on every request the sampler leaves out.
-    this.span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, this.#parent)
+    this.span = tracer.startSpan(request.method, SERVER, this.#parent)
     if (this.span.isRecording()) {
       const { route, scheme, httpVersion } = request.details()
       if (route !== undefined) this.span.updateName(`${request.method} ${route}`)
@@ -55,7 +82,7 @@ export class ServerSpan {
 
   /** The caller's context with this span in it: the parent of the calls the request makes. */
   get context (): Context {
-    this.#context ??= trace.setSpan(this.#parent, this.span)
+    this.#context ??= new WithSpan(this.#parent, this.span)
     return this.#context
   }
 
