@@ -1,7 +1,7 @@
 import { context, createContextKey, propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AnyTool } from '../src/index.js'
-import { CallSpan, toolSpanAttributes, type ToolSpanAttributes } from '../src/services/tracing/call-span.js'
+import { CallSpan, toolSpanFacts, type ToolSpanFacts } from '../src/services/tracing/call-span.js'
 import { setOwnAttributes } from '../src/services/tracing/own-attributes.js'
 import { ServerSpan } from '../src/services/tracing/server-span.js'
 import type { Tracing } from '../src/services/tracing/types.js'
@@ -67,12 +67,12 @@ export interface McpCallFacts {
 
 export function callTracer (tracing: Tracing): CallTracer {
   // Per declaration, made at its first call: a replaced tool gets its own, a removed one's goes with it.
-  const attributes = new WeakMap<AnyTool, ToolSpanAttributes>()
-  const attributesOf = (tool: AnyTool): ToolSpanAttributes => {
-    let made = attributes.get(tool)
+  const facts = new WeakMap<AnyTool, ToolSpanFacts>()
+  const factsOf = (tool: AnyTool): ToolSpanFacts => {
+    let made = facts.get(tool)
     if (made === undefined) {
-      made = toolSpanAttributes(tool)
-      attributes.set(tool, made)
+      made = toolSpanFacts(tool)
+      facts.set(tool, made)
     }
     return made
   }
@@ -80,7 +80,7 @@ export function callTracer (tracing: Tracing): CallTracer {
   const active = contextManagerInstalled()
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    const span = new CallSpan(tracing.tracer, tool, attributesOf(tool), parent, active)
+    const span = new CallSpan(tracing.tracer, factsOf(tool), parent, active)
     if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
     else if (carrier === undefined) nameToolRoute(request, tool)
     return span

@@ -10,18 +10,24 @@ import { setOwnAttributes } from './own-attributes.js'
  * semantic-conventions package (its incubating entry point), so they are spelled out here.
  */
 
-/** The declaration's attributes, made once per tool rather than once per call. */
-export type ToolSpanAttributes = Readonly<Record<string, string | boolean | string[]>>
+/** The declaration's span name and attributes, made once per tool rather than once per call. */
+export interface ToolSpanFacts {
+  readonly name: string
+  readonly attributes: Readonly<Record<string, string | boolean | string[]>>
+}
 
-export function toolSpanAttributes (tool: AnyTool): ToolSpanAttributes {
+export function toolSpanFacts (tool: AnyTool): ToolSpanFacts {
   return Object.freeze({
-    'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': tool.id,
-    'gen_ai.tool.type': 'function',
-    'toolgate.tool.kind': tool.kind,
-    'toolgate.tool.effects': [...tool.effects],
-    'toolgate.tool.read_only': tool.isReadOnly,
-    'toolgate.tool.concurrency_safe': tool.isConcurrencySafe,
+    name: `execute_tool ${tool.id}`,
+    attributes: Object.freeze({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool.id,
+      'gen_ai.tool.type': 'function',
+      'toolgate.tool.kind': tool.kind,
+      'toolgate.tool.effects': [...tool.effects],
+      'toolgate.tool.read_only': tool.isReadOnly,
+      'toolgate.tool.concurrency_safe': tool.isConcurrencySafe,
+    }),
   })
 }
 
@@ -38,14 +44,14 @@ export class CallSpan {
   /** Whether the tool's code runs with this span as the active one (a context manager is installed). */
   readonly #active: boolean
 
-  constructor (tracer: Tracer, tool: AnyTool, attributes: ToolSpanAttributes, parent: Context, active: boolean) {
+  constructor (tracer: Tracer, tool: ToolSpanFacts, parent: Context, active: boolean) {
     this.#parent = parent
     this.#active = active
     // The declaration's attributes are set once the span is known to record: handed to
     // `startSpan`, they would be checked and copied also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
-    this.span = tracer.startSpan(`execute_tool ${tool.id}`, INTERNAL, parent)
-    if (this.span.isRecording()) setOwnAttributes(this.span, attributes)
+    this.span = tracer.startSpan(tool.name, INTERNAL, parent)
+    if (this.span.isRecording()) setOwnAttributes(this.span, tool.attributes)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
     const traceparent = `00-${traceId}-${spanId}-${traceFlags === 1 ? '01' : traceFlags === 0 ? '00' : traceFlags.toString(16).padStart(2, '0')}`
     const tracestate = traceState?.serialize()
