@@ -10,7 +10,7 @@
  *
  * Samplers default to always_on, parentbased_traceidratio=0.1 and always_off (every span left
  * out: the cost of the ids and contexts alone). Beside the CPU time, the heap bytes a call allocates,
- * which the machine does not move. `--tree` measures another checkout's code (its
+ * which moves far less than CPU time (a few per cent between runs). `--tree` measures another checkout's code (its
  * own node_modules), for a before and after; `--protocol` the OTLP encoding (default http/protobuf).
  */
 import { resolve } from 'node:path'
@@ -31,7 +31,7 @@ const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidrati
 /**
  * Heap bytes one call allocates, its share of the batch processor's work included (the export
  * itself is asynchronous and not): the heap's growth over rounds of calls made without a pause,
- * the median of the rounds no collection ran in. Unlike CPU time it does not move with the machine,
+ * the median of the rounds no collection ran in. It moves far less than CPU time (the machine's speed is not in it),
  * and what a call allocates, every request pays again in collections.
  */
 function allocated (call: () => void): number {
