@@ -6,12 +6,14 @@
  * socket work moves with every other process: use it to compare a change, and the features
  * bench for what a user sees.
  *
- *   npx tsx bench/tracing-path.ts [--calls 20000] [--rounds 9] [--tree DIR] [--protocol http/json] [SAMPLER[=ARG] ...]
+ *   npx tsx bench/tracing-path.ts [--calls 20000] [--rounds 9] [--tree DIR] [--protocol http/json] [--between KIB] [SAMPLER[=ARG] ...]
  *
  * Samplers default to always_on, parentbased_traceidratio=0.1 and always_off (every span left
  * out: the cost of the ids and contexts alone). Beside the CPU time, the heap bytes a call allocates,
  * which moves far less than CPU time (a few per cent between runs). `--tree` measures another checkout's code (its
- * own node_modules), for a before and after; `--protocol` the OTLP encoding (default http/protobuf).
+ * own node_modules), for a before and after; `--protocol` the OTLP encoding (default http/protobuf);
+ * `--between` other work between calls, as a request's (KiB of memory touched; its own time, measured
+ * in a round beside, taken off: past about 64 KiB its own variation swamps the difference).
  */
 import { resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
@@ -26,7 +28,23 @@ const calls = Number(option('--calls', '20000'))
 const rounds = Number(option('--rounds', '9'))
 const tree = resolve(option('--tree', '.'))
 const protocol = option('--protocol', 'http/protobuf')
+const betweenKiB = Number(option('--between', '0'))
 const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidratio=0.1', 'always_off']
+
+/**
+ * Other work between calls, as a request's own work comes between its spans: `betweenKiB` of a
+ * memory larger than the caches read and written, scattered. Code and data the tracing path
+ * needs are then no longer cached, as over HTTP; its time is measured alone and taken off.
+ */
+const memory = new Uint32Array(8 * 1024 * 1024)
+let touched = 0
+function otherWork (): void {
+  for (let i = 0, at = touched; i < betweenKiB * 16; i++) {
+    at = (at + 16411) % memory.length
+    memory[at]!++
+    touched = at
+  }
+}
 
 /**
  * Heap bytes one call allocates, its share of the batch processor's work included (the export
@@ -70,10 +88,11 @@ for (const spec of samplers) {
     span.end({ callId: `call-${n++}-0123456789abcdef`, outcome: 'ok', status: 200, executed: true, queueMs: 0, executeMs: 0.012, dryRun: false, escalated: false, mutatedResources: [] })
     request.serverSpan.end(200)
   }
-  const round = async (): Promise<number> => {
+  const round = async (traced = true): Promise<number> => {
     const before = process.cpuUsage()
     for (let i = 0; i < calls; i++) {
-      call()
+      if (betweenKiB > 0) otherWork()
+      if (traced) call()
       // The exporter's batches go out between calls, as they would between requests.
       if (i % 64 === 63) await new Promise(resolve => setImmediate(resolve))
     }
@@ -83,7 +102,8 @@ for (const spec of samplers) {
   }
   for (let i = 0; i < 3; i++) await round()
   const us: number[] = []
-  for (let i = 0; i < rounds; i++) us.push(await round())
+  // With other work between calls, each round is measured beside one of the work alone.
+  for (let i = 0; i < rounds; i++) us.push(betweenKiB > 0 ? -await round(false) + await round() : await round())
   us.sort((a, b) => a - b)
   process.stdout.write(`${spec.padEnd(30)} ${us[Math.floor(us.length / 2)]!.toFixed(2).padStart(6)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)}), ${allocated(call)} bytes allocated\n`)
   await tracing.shutdown()
