@@ -35,8 +35,8 @@ const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN')
 
 /**
  * The caller's context with the server span in it, as `trace.setSpan` would make it, without
- * what that costs every request (a copy of the context's map and three closures: about a fifth
- * of what an unsampled request allocates for tracing). Reads see the span, and the caller's
+ * what that costs every request (a copy of the context's map and three closures: 488 of the
+ * 1,121 bytes an unsampled call allocated for its two spans). Reads see the span, and the caller's
  * context for anything else; a write makes the API's own context first.
  */
 class WithSpan implements Context {
