@@ -1,19 +1,9 @@
 import type { CallRecord } from '../../core/call-record.js'
+import { callFields, type CallFacts } from './call-line.js'
 import { sha256 } from './chain.js'
 import { AuditWriter, type AuditWriterOptions } from './writer.js'
 
-/** Who and what around one call, which the record itself does not hold (the HTTP face knows them). */
-export interface CallFacts {
-  readonly principal: string
-  /** The client's address (`TRUST_PROXY` decides whether forwarded headers are believed). */
-  readonly source?: string
-  readonly requestId: string
-  readonly traceId?: string
-  /** The input as the caller sent it. */
-  readonly input: unknown
-  /** The approval this call ran under, once approvals exist. */
-  readonly approvalId?: string
-}
+export type { CallFacts } from './call-line.js'
 
 /** One approval decision, for `approvalDecided`. */
 export interface ApprovalDecision {
@@ -59,34 +49,16 @@ export class AuditTrail {
     return !record.readOnly
   }
 
-  /** One finished (or refused) call; a read-only tool's call is not audited. */
+  /**
+   * One finished (or refused) call; a read-only tool's call is not audited. Its `inputDigest` is
+   * `sha256:` and the hex SHA-256 of the input's JSON as received (keys in the order sent): the
+   * same input sent again gives the same digest, so a line can be matched to a request body.
+   */
   call (record: CallRecord, facts: CallFacts): void {
     if (!AuditTrail.covers(record)) return
-    this.#writer.append({
-      event: 'call',
-      time: new Date(record.startedAt).toISOString(),
-      principal: facts.principal,
-      source: facts.source,
-      tool: record.toolId,
-      kind: record.kind,
-      effects: record.effects,
-      outcome: record.outcome,
-      status: record.status,
-      code: record.code,
-      callId: record.callId,
-      executed: record.executed,
-      dryRun: record.dryRun,
-      escalated: record.escalated,
-      durationMs: Math.round(record.durationMs * 1000) / 1000,
-      inputDigest: inputDigest(facts.input),
-      input: this.#includeInput ? facts.input : undefined,
-      touched: record.touchedResources,
-      mutated: record.mutatedResources,
-      debugSteps: record.debugSteps,
-      requestId: facts.requestId,
-      traceId: facts.traceId,
-      approvalId: facts.approvalId,
-    }, facts.principal)
+    const inputJson = JSON.stringify(facts.input ?? null)
+    const written = this.#includeInput && facts.input !== undefined ? inputJson : undefined
+    this.#writer.appendFields(callFields(record, facts, `sha256:${sha256(inputJson)}`, written), facts.principal)
   }
 
   /** One refusal before the pipeline saw the call (unauthenticated, rate limited, bad transport). */
@@ -115,12 +87,4 @@ export class AuditTrail {
   async close (): Promise<void> {
     await this.#writer.close()
   }
-}
-
-/**
- * `sha256:` and the hex SHA-256 of the input's JSON as received (keys in the order sent). The
- * same input sent again gives the same digest, so a line can be matched to a request body.
- */
-function inputDigest (input: unknown): string {
-  return `sha256:${sha256(JSON.stringify(input ?? null))}`
 }

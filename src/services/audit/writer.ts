@@ -1,12 +1,13 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { FIRST_RECORDS, shareRefusal } from '../../core/idempotency/shares.js'
-import { chainMembers, EMPTY_CHAIN, sha256, type ChainHead } from './chain.js'
+import { EMPTY_CHAIN, fieldsOf, sha256, type ChainHead } from './chain.js'
+import { PendingLines } from './pending-lines.js'
 import { verifyAuditText } from './verify.js'
 
 /** Where audit lines go: a file opened for appending, or the process's stdout. */
 interface Sink {
-  write (text: string): Promise<void>
+  write (bytes: Uint8Array): Promise<void>
   /** Ask the kernel to put what was written on the disk (fdatasync); stdout has nothing to sync. */
   sync (): Promise<void>
   close (): Promise<void>
@@ -38,11 +39,12 @@ export interface AuditWriterOptions {
 
 /**
  * The audit log's writer: appends chained lines without ever making a call wait for the disk.
- * `append` serializes the entry at once and queues it (the order is the order of calls); one
- * write at a time drains the whole queue, `flushMs` after the first line it finds waiting (at
- * once when `EAGER_LINES` wait, or on `flush`), chaining the batch's lines just before it writes
- * them: the SHA-256 of a batch in one loop costs less than one per call interleaved with the
- * rest of each call's work, and the lines and their order are the same. A queue at
+ * `append` serializes and encodes the entry at once (`pending-lines.ts`) and queues it (the
+ * order is the order of calls); one write at a time drains the whole queue, `flushMs` after the
+ * first line it finds waiting (at once when `EAGER_LINES` wait, or on `flush`), chaining the
+ * batch's lines in place just before it writes them: the SHA-256 of a batch in one loop costs
+ * less than one per call interleaved with the rest of each call's work, and the lines and their
+ * order are the same. A queue at
  * `maxBuffered` drops the line, and the drop itself goes into the chain as a `dropped` record as
  * soon as there is room, so the file says what it is missing, and whose.
  *
@@ -54,10 +56,14 @@ export interface AuditWriterOptions {
  */
 export class AuditWriter {
   #head: ChainHead
-  /** Entries not yet chained, each as its JSON text (`chainMembers`). */
-  #queue: string[] = []
-  /** Written before the next batch: a newline ending a torn last line. */
-  #prefix = ''
+  /** Entries not yet chained, encoded; numbered on from `#head`. */
+  #queue = new PendingLines()
+  /**
+   * The other buffer, whose batch is being written or was last. Two buffers, each reused: a
+   * fresh one per batch (hundreds of KiB outside the V8 heap) cost more than the lines (page
+   * faults on every batch, and the collector run early for the external memory).
+   */
+  #spare = new PendingLines()
   /** Lines of each principal in `#queue`. */
   #waiting = new Map<string, number>()
   #writing: Promise<void> | undefined
@@ -83,7 +89,7 @@ export class AuditWriter {
     const writer = new AuditWriter(await fileSink(path), head, options)
     // A crash cut the last line short: end it, and say in the chain which line that was.
     if (tornTail !== undefined) {
-      writer.#prefix = '\n'
+      writer.#queue.prefix('\n')
       writer.#enqueue({ event: 'resumed', time: new Date().toISOString(), tornLine: tornTail.line, tornSha256: tornTail.sha256 })
     }
     return writer
@@ -99,6 +105,14 @@ export class AuditWriter {
    * it, was full (dropped). A line of no principal (the gateway's own) meets the overall bound only.
    */
   append (entry: Readonly<Record<string, unknown>>, principal?: string): boolean {
+    return this.appendFields(fieldsOf(entry), principal)
+  }
+
+  /**
+   * `append` for an entry already written as its fields' JSON text (`fieldsOf`, or the same text
+   * built by hand, as `call-line.ts` does for the line every call writes).
+   */
+  appendFields (fields: string, principal?: string): boolean {
     if (this.#refuses(principal)) {
       this.#dropped++
       if (principal !== undefined) {
@@ -116,7 +130,7 @@ export class AuditWriter {
       this.#droppedBy = new Map()
     }
     if (principal !== undefined) this.#waiting.set(principal, (this.#waiting.get(principal) ?? 0) + 1)
-    this.#enqueue(entry)
+    this.#push(fields)
     return true
   }
 
@@ -146,24 +160,13 @@ export class AuditWriter {
     await this.#sink.close()
   }
 
-  /** The batch's lines, chained in queue order, and the head after them. */
-  #chain (batch: readonly string[]): string {
-    let head = this.#head
-    const lines = new Array<string>(batch.length)
-    for (let i = 0; i < batch.length; i++) {
-      const chained = chainMembers(head, batch[i]!)
-      lines[i] = chained.line
-      head = chained.head
-    }
-    this.#head = head
-    const text = this.#prefix + lines.join('\n') + '\n'
-    this.#prefix = ''
-    return text
+  #enqueue (entry: Readonly<Record<string, unknown>>): void {
+    this.#push(fieldsOf(entry))
   }
 
-  #enqueue (entry: Readonly<Record<string, unknown>>): void {
-    // Serialized now: what the line says is what the entry held when it happened.
-    this.#queue.push(JSON.stringify(entry))
+  /** Queue one entry's text: serialized when it happened, what the line says is what the entry held then. */
+  #push (fields: string): void {
+    this.#queue.push(this.#head.seq + this.#queue.length + 1, fields)
     if (this.#writing === undefined) this.#writing = this.#drain()
     else if (this.#queue.length >= EAGER_LINES) this.#wake?.()
   }
@@ -174,14 +177,20 @@ export class AuditWriter {
       while (this.#queue.length > 0) {
         await this.#pause()
         const batch = this.#queue
-        this.#queue = []
+        this.#queue = this.#spare
+        this.#spare = batch
         this.#waiting = new Map()
+        // Chained when written: the head moves past the batch, written or lost.
+        const { bytes, head } = batch.seal(this.#head)
+        this.#head = head
         try {
-          await this.#sink.write(this.#chain(batch))
+          await this.#sink.write(bytes)
           if (fsync) await this.#sink.sync()
         } catch (error) {
           this.#options.onDrop(batch.length, false)
           this.#options.onError(error)
+        } finally {
+          batch.clear()
         }
       }
     } finally {
@@ -234,7 +243,14 @@ function readHead (path: string): { head: ChainHead, tornTail?: { line: number, 
 async function fileSink (path: string): Promise<Sink> {
   const handle: FileHandle = await open(path, 'a', 0o600)
   return {
-    write: async text => { await handle.write(text) },
+    write: async bytes => {
+      // One write(2) takes the whole batch unless the disk fills (then it throws); short writes are finished, not lost.
+      for (let at = 0; at < bytes.length;) {
+        const { bytesWritten } = await handle.write(bytes, at)
+        if (bytesWritten === 0) throw new Error('the audit log took no bytes')
+        at += bytesWritten
+      }
+    },
     sync: async () => { await handle.datasync() },
     close: async () => { await handle.close() },
   }
@@ -242,7 +258,7 @@ async function fileSink (path: string): Promise<Sink> {
 
 function stdoutSink (): Sink {
   return {
-    write: text => new Promise((resolve, reject) => { process.stdout.write(text, error => { if (error == null) resolve(); else reject(error) }) }),
+    write: bytes => new Promise((resolve, reject) => { process.stdout.write(bytes, error => { if (error == null) resolve(); else reject(error) }) }),
     sync: async () => {},
     close: async () => {},
   }
