@@ -2,12 +2,11 @@
  * Child processes: servers and load generators, each pinned to its own core where `taskset`
  * exists, all killed by PID when the bench exits, however it exits.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { onCore } from './cores.js'
 
-export const SERVER_CORE = 0
-export const LOAD_CORE = 1
+export { LOAD_CORE, PINNED, SERVER_CORE } from './cores.js'
 
 const live = new Set<ChildProcess>()
 process.once('exit', () => {
@@ -16,24 +15,13 @@ process.once('exit', () => {
 process.once('SIGINT', () => { process.exit(130) })
 process.once('SIGTERM', () => { process.exit(143) })
 
-function hasTaskset (): boolean {
-  try {
-    execFileSync('sh', ['-c', 'command -v taskset'], { stdio: 'ignore' })
-    return availableParallelism() >= 2
-  } catch {
-    return false
-  }
-}
-
-export const PINNED = hasTaskset()
-
 /**
  * Run node on `core` (taskset execs node, so the child's PID is node's), with the TypeScript
  * loader production uses (`npm start`), so every target runs its code the same way.
  */
 export function spawnNode (core: number, args: readonly string[], options: { env?: Record<string, string>, ipc?: boolean } = {}): ChildProcess {
   const nodeArgs = ['--import', './runtime/register.mjs', ...args]
-  const [command, argv] = PINNED ? ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs]
+  const [command, argv] = onCore(core, process.execPath, nodeArgs)
   const child = spawn(command, argv, {
     stdio: ['ignore', options.ipc === true ? 'inherit' : 'pipe', 'inherit', ...(options.ipc === true ? ['ipc' as const] : [])],
     env: { ...process.env, ...options.env },
