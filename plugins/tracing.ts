@@ -21,26 +21,31 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics'])
  * hook and closed when the response is sent or the client goes away. Two hooks and one span:
  * no per-hook spans, no context switch for the whole request (an instrumentation that does
  * either costs every request, sampled or not). Registered first, so it sees every route.
+ *
+ * A client that goes away is seen by the response's `close` before it finished. Fastify's
+ * `onRequestAbort` is not enough: it fires only while the request's body is still arriving, so a
+ * client that left during the call (the usual case) left its span open, never exported. Only a
+ * span that records gets the listener: one the sampler left out holds nothing to end.
  */
 export async function registerHttpTracing (app: FastifyInstance, tracing: Tracing): Promise<void> {
   app.decorateRequest('serverSpan', null)
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const path = pathOf(request.url)
     if (!UNTRACED.has(path)) {
-      request.serverSpan = new ServerSpan(tracing.tracer, {
+      const span = new ServerSpan(tracing.tracer, {
         method: request.method, path, headers: request.headers,
         details: () => ({ route: request.routeOptions.url, scheme: request.protocol, httpVersion: request.raw.httpVersion }),
       })
+      request.serverSpan = span
+      if (span.isRecording) {
+        const response = reply.raw
+        response.once('close', () => { if (!response.writableFinished) span.end(0, true) })
+      }
     }
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
     request.serverSpan?.end(reply.statusCode)
-    request.serverSpan = null
-    done()
-  })
-  app.addHook('onRequestAbort', (request, done) => {
-    request.serverSpan?.end(0, true)
     request.serverSpan = null
     done()
   })

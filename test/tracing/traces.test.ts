@@ -11,7 +11,7 @@ import type { Tracing } from '../../src/services/tracing/types.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { API_KEYS, auth, KEYS } from '../http/helpers.js'
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createUrlFetchTool } from '../../tools/url-fetch.js'
 
@@ -246,6 +246,52 @@ describe('logs while tracing', () => {
       expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: span.spanId, trace_flags: '01' })
     } finally {
       await logged.close()
+    }
+  })
+})
+
+describe('a client that goes away', () => {
+  it('mid-call or mid-body: its server span is ended and exported, marked client_aborted, without a status; a finished request\'s span is not', async () => {
+    // Its own tracing: closing an app shuts its tracing down.
+    const own = (await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'toolgate-under-test', OTEL_TRACES_SAMPLER: 'always_on' }))!
+    const served = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS }), tools: httpTools, tracing: own })
+    await served.listen({ host: '127.0.0.1', port: 0 })
+    try {
+      const { port } = served.server.address() as AddressInfo
+      const before = new Set(receiver.spans)
+      const post = (ms: number, abortAfterMs?: number): Promise<number | 'aborted'> => new Promise(resolve => {
+        const body = JSON.stringify({ ms })
+        const req = request({ host: '127.0.0.1', port, path: '/tools/slow_write', method: 'POST', headers: { ...auth(KEYS.admin), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, response => {
+          response.resume()
+          response.on('end', () => { resolve(response.statusCode!) })
+        })
+        req.on('error', () => { resolve('aborted') })
+        req.end(body)
+        if (abortAfterMs !== undefined) setTimeout(() => { req.destroy() }, abortAfterMs)
+      })
+      expect(await post(400, 100)).toBe('aborted')
+      expect(await post(1)).toBe(200)
+      // A body that never arrives whole: the request is still being read when the client leaves.
+      await new Promise<void>(resolve => {
+        const req = request({ host: '127.0.0.1', port, path: '/tools/slow_write', method: 'POST', headers: { ...auth(KEYS.admin), 'content-type': 'application/json', 'content-length': '1000' } })
+        req.on('error', () => { resolve() })
+        req.write('{"ms":')
+        setTimeout(() => { req.destroy() }, 100)
+      })
+      await new Promise(resolve => setTimeout(resolve, 100))
+      await own.forceFlush()
+      const servers = receiver.spans.filter(s => !before.has(s) && s.name === 'POST /tools/slow_write')
+      expect(servers).toHaveLength(2)
+      const [aborted, finished] = servers.sort((a, b) => Number(a.attributes['http.response.status_code'] ?? 0) - Number(b.attributes['http.response.status_code'] ?? 0))
+      expect(aborted!.attributes).toMatchObject({ 'toolgate.client_aborted': true })
+      expect(aborted!.attributes['http.response.status_code']).toBeUndefined()
+      expect(finished!.attributes).toMatchObject({ 'http.response.status_code': 200 })
+      expect(finished!.attributes['toolgate.client_aborted']).toBeUndefined()
+      const midBody = receiver.spans.filter(s => !before.has(s) && s.name === 'POST /tools/:id')
+      expect(midBody).toHaveLength(1)
+      expect(midBody[0]!.attributes).toMatchObject({ 'toolgate.client_aborted': true, 'url.path': '/tools/slow_write' })
+    } finally {
+      await served.close()
     }
   })
 })
