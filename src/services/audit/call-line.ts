@@ -28,25 +28,26 @@ export interface CallFacts {
  * `inputJson` is the input's own JSON when inputs are written, else undefined.
  */
 export function callFields (record: CallRecord, facts: Omit<CallFacts, 'input'>, inputDigest: string, inputJson: string | undefined): string {
-  return `"event":"call","time":"${isoTime(record.startedAt)}","principal":${string(facts.principal)}${optional('source', facts.source)}` +
-    `,"tool":${string(record.toolId)},"kind":${string(record.kind)},"effects":${effects(record.effects)},"outcome":${string(record.outcome)}` +
-    `,"status":${number(record.status)}${optional('code', record.code)},"callId":${string(record.callId)}` +
+  return `"event":"call","time":"${isoTime(record.startedAt)}","principal":"${inner(facts.principal)}"${optional('source', facts.source)}` +
+    `,"tool":"${inner(record.toolId)}","kind":"${inner(record.kind)}","effects":${effects(record.effects)},"outcome":"${inner(record.outcome)}"` +
+    `,"status":${number(record.status)}${optional('code', record.code)},"callId":"${inner(record.callId)}"` +
     `,"executed":${record.executed},"dryRun":${record.dryRun},"escalated":${record.escalated}` +
-    `,"durationMs":${number(Math.round(record.durationMs * 1000) / 1000)},"inputDigest":${string(inputDigest)}` +
+    `,"durationMs":${number(Math.round(record.durationMs * 1000) / 1000)},"inputDigest":"${inner(inputDigest)}"` +
     `${inputJson === undefined ? '' : `,"input":${inputJson}`},"touched":${list(record.touchedResources)},"mutated":${list(record.mutatedResources)}` +
-    `,"debugSteps":${list(record.debugSteps)},"requestId":${string(facts.requestId)}${optional('traceId', facts.traceId)}${optional('approvalId', facts.approvalId)}`
+    `,"debugSteps":${list(record.debugSteps)},"requestId":"${inner(facts.requestId)}"${optional('traceId', facts.traceId)}${optional('approvalId', facts.approvalId)}`
 }
 
 /** What JSON.stringify must handle itself: quotes, backslashes, control characters, surrogates (escaped when lone). */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what JSON must escape
 const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/
 
-function string (value: string): string {
-  return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`
+/** A JSON string's text between its quotes: the value itself, unless it holds what must be escaped. */
+function inner (value: string): string {
+  return NEEDS_ESCAPING.test(value) ? JSON.stringify(value).slice(1, -1) : value
 }
 
 function optional (key: string, value: string | undefined): string {
-  return value === undefined ? '' : `,"${key}":${string(value)}`
+  return value === undefined ? '' : `,"${key}":"${inner(value)}"`
 }
 
 /** JSON's number: the shortest round-trip text, `null` for what JSON cannot hold. */

@@ -1,0 +1,94 @@
+/**
+ * What the audit log costs a call on its own, without HTTP: the line of one audited call of the
+ * bench's writing echo (`AuditTrail.call`, as the REST face calls it), built, chained and written
+ * to a file in a temporary folder, in one process, CPU time per call (the writes' threads
+ * included). Calls come 50 to a turn of the event loop, as 50 connections' would; each round
+ * ends with a flush, so every line it made is on the disk. The loop's own cost (the records
+ * and facts made, nothing audited) is measured beside it and taken off. Far steadier than a
+ * req/s ratio on a 2-core machine: use it to compare a change, and the features bench for what
+ * a user sees.
+ *
+ *   npx tsx bench/audit-path.ts [--calls 200000] [--rounds 7] [--tree DIR] [--fsync]
+ *
+ * `--tree` measures another checkout's code, for a before and after; `--fsync` syncs after
+ * every write (`AUDIT_FSYNC=true`). Beside the CPU time, the heap bytes a call allocates.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { getHeapStatistics } from 'node:v8'
+
+const args = process.argv.slice(2)
+const option = (name: string, fallback: string): string => {
+  const at = args.indexOf(name)
+  return at === -1 ? fallback : args.splice(at, 2)[1]!
+}
+const calls = Number(option('--calls', '200000'))
+const rounds = Number(option('--rounds', '7'))
+const tree = resolve(option('--tree', '.'))
+const fsync = args.includes('--fsync')
+const BURST = 50
+
+const { AuditTrail } = await import(`${tree}/src/services/audit/audit-trail.ts`)
+const dir = mkdtempSync(join(tmpdir(), 'toolgate-audit-bench-'))
+const trail = await AuditTrail.open(join(dir, 'audit.log'), {
+  // A buffer no burst of the bench fills (the gateway's 10,000 lines, a quarter per principal, would drop): every call is a line.
+  includeInput: false, maxBuffered: 10_000_000, flushMs: 10, fsync, onDrop: () => { throw new Error('a line was dropped') }, onError: (error: unknown) => { throw error },
+})
+
+const effects = Object.freeze([])
+let n = 0
+/** One settled call of the writing echo, as the pipeline records it, and what the REST face knows of it. */
+function settled (): [Record<string, unknown>, Record<string, unknown>] {
+  n++
+  const record = {
+    callId: `${(0x10000000 + n).toString(16)}0123456789abcdef01234567`, toolId: 'echo', kind: 'write', effects, effectsLabel: 'none', readOnly: false,
+    domain: 'bench', outcome: 'ok', status: 200, dryRun: false, escalated: false, executed: true, startedAt: Math.floor(performance.timeOrigin + performance.now()),
+    queueMs: 0, executeMs: 0.011, durationMs: 0.04 + (n % 97) / 1000, touchedResources: effects, mutatedResources: effects, debugSteps: effects,
+  }
+  const facts = { principal: 'bench', source: '127.0.0.1', requestId: `${(0x20000000 + n).toString(16)}89abcdef0123456701234567`, input: { text: `hello from the bench, call ${n}` } }
+  return [record, facts]
+}
+
+let kept: unknown
+async function round (audited: boolean): Promise<number> {
+  const before = process.cpuUsage()
+  for (let i = 0; i < calls; i += BURST) {
+    for (let j = 0; j < BURST; j++) {
+      const [record, facts] = settled()
+      if (audited) trail.call(record, facts)
+      else kept = facts
+    }
+    await new Promise(resolve => setImmediate(resolve))
+  }
+  await trail.flush()
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / calls
+}
+
+/** Heap bytes per audited call: the heap's growth over bursts made without a pause, the median of those no collection ran in. */
+function allocated (): number {
+  const grown: number[] = []
+  for (let i = 0; i < 15; i++) {
+    const before = getHeapStatistics().used_heap_size
+    for (let j = 0; j < 500; j++) { const [record, facts] = settled(); trail.call(record, facts) }
+    const growth = getHeapStatistics().used_heap_size - before
+    if (growth > 0) grown.push(growth / 500)
+  }
+  grown.sort((a, b) => a - b)
+  return Math.round(grown[Math.floor(grown.length / 2)] ?? Number.NaN)
+}
+
+try {
+  for (let i = 0; i < 2; i++) await round(true)
+  const us: number[] = []
+  for (let i = 0; i < rounds; i++) us.push(await round(true) - await round(false))
+  us.sort((a, b) => a - b)
+  const bytes = allocated()
+  await trail.flush()
+  process.stdout.write(`audit${fsync ? ' (fsync)' : ''}: ${us[Math.floor(us.length / 2)]!.toFixed(2)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)}), ${bytes} bytes allocated; ${tree}\n`)
+} finally {
+  void kept
+  await trail.close()
+  rmSync(dir, { recursive: true, force: true })
+}
