@@ -35,11 +35,10 @@ export const EMPTY_CHAIN: ChainHead = { seq: 0, hash: GENESIS }
 
 /** Append one entry: its line (without newline) and the new head. */
 export function chainLine (head: ChainHead, entry: Readonly<Record<string, unknown>>): { line: string, head: ChainHead } {
-  const fields = fieldsOf(entry)
   const seq = head.seq + 1
-  const body = `${lineStart(seq, head.hash)}${fields === '' ? '' : `,${fields}`}`
+  const body = lineBody(seq, head.hash, fieldsOf(entry))
   const hash = sha256(body)
-  return { line: `${body},"hash":"${hash}"}`, head: { seq, hash } }
+  return { line: `${body}${HASH_KEY}${hash}"}`, head: { seq, hash } }
 }
 
 /**
@@ -50,14 +49,16 @@ export function fieldsOf (entry: Readonly<Record<string, unknown>>): string {
   return JSON.stringify(entry).slice(1, -1)
 }
 
-function lineStart (seq: number, prev: string): string {
-  return `${LINE_HEAD}${seq}${PREV_KEY}${prev}"`
+/** A line up to its hash: what the hash is taken of. */
+function lineBody (seq: number, prev: string, fields: string): string {
+  return `${LINE_HEAD}${seq}${PREV_KEY}${prev}"${fields === '' ? '' : `,${fields}`}`
 }
 
 const LINE_HEAD = `{"type":"${AUDIT_TYPE}","seq":`
 const PREV_KEY = ',"prev":"'
+const HASH_KEY = ',"hash":"'
 /** What follows a line's fields: its hash, the object's end, the newline. */
-const TAIL_LENGTH = ',"hash":"'.length + GENESIS.length + '"}\n'.length
+const TAIL_LENGTH = HASH_KEY.length + GENESIS.length + '"}\n'.length
 
 /*
  * A line in bytes, written in two steps: `writeUnsealed` when its entry happens, with `prev` and
@@ -75,7 +76,7 @@ export function lineBytesAtMost (fields: string): number {
 
 /** Write line `seq` with these fields at `at`, `prev` and `hash` zeros; the end of its newline. */
 export function writeUnsealed (buffer: Buffer, at: number, seq: number, fields: string): number {
-  return at + buffer.write(`${lineStart(seq, GENESIS)}${fields === '' ? '' : `,${fields}`},"hash":"${GENESIS}"}\n`, at, 'utf8')
+  return at + buffer.write(`${lineBody(seq, GENESIS, fields)}${HASH_KEY}${GENESIS}"}\n`, at, 'utf8')
 }
 
 /** Seal the unsealed line `seq` in `buffer[start, end)` after `prev`: its `prev` and `hash` written in; its hash. */
@@ -83,7 +84,7 @@ export function sealLine (buffer: Buffer, start: number, end: number, seq: numbe
   buffer.write(prev, start + LINE_HEAD.length + digits(seq) + PREV_KEY.length, 'latin1')
   const hashAt = end - TAIL_LENGTH
   const hash = sha256(buffer.subarray(start, hashAt))
-  buffer.write(hash, hashAt + ',"hash":"'.length, 'latin1')
+  buffer.write(hash, hashAt + HASH_KEY.length, 'latin1')
   return hash
 }
 
