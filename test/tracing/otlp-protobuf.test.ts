@@ -5,7 +5,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type TimedEvent } from '@opentelemetry/sdk-trace-node'
 import { TraceState } from '@opentelemetry/core'
-import { serializeSpans } from '../../src/services/tracing/otlp-protobuf.js'
+import { serializeSpans, SpanEnvelope, writeSpanField } from '../../src/services/tracing/otlp-protobuf.js'
+import { Encoder } from '../../src/services/tracing/protobuf-writer.js'
 
 /*
  * toolgate's protobuf serializer against the SDK's own, byte for byte: the SDK's is what a
@@ -34,7 +35,7 @@ const context: fc.Arbitrary<SpanContext> = fc.record({
 const event: fc.Arbitrary<TimedEvent> = fc.record({ time, name: text, attributes: fc.option(attributes, { nil: undefined }), droppedAttributesCount: fc.option(fc.nat(300), { nil: undefined }) })
 const link: fc.Arbitrary<Link> = fc.record({ context, attributes: fc.option(attributes, { nil: undefined }), droppedAttributesCount: fc.option(fc.nat(300), { nil: undefined }) })
 
-const resources = [resourceFromAttributes({ 'service.name': 'toolgate', 'service.version': '1.0.0' }), resourceFromAttributes({ 'service.name': 'other', n: 3 })]
+const resources = [resourceFromAttributes({ 'service.name': 'toolgate', 'service.version': '1.0.0' }), resourceFromAttributes({ 'service.name': 'other', n: 3 }, { schemaUrl: 'https://example.com/resource' })]
 const scopes = [{ name: 'toolgate', version: '1.0.0' }, { name: 'other', schemaUrl: 'https://example.com/schema', attributes: { a: 'b' }, droppedAttributesCount: 2 }, { name: '' }]
 
 const span: fc.Arbitrary<ReadableSpan> = fc.record({
@@ -80,6 +81,25 @@ describe('OTLP protobuf serializer', () => {
     expect(spans).toHaveLength(2)
     same(spans)
     await provider.shutdown()
+  })
+
+  it('writes the same request of spans encoded one by one into an envelope, for any spans of one resource and scope', () => {
+    fc.assert(fc.property(fc.array(span, { minLength: 1, maxLength: 8 }), fc.nat(resources.length - 1), fc.nat(scopes.length - 1), (drawn, r, s) => {
+      const spans = drawn.map(one => ({ ...one, resource: resources[r]!, instrumentationScope: scopes[s]! }))
+      // A small first buffer, so the fields grow it on the way.
+      const fields = new Encoder(Buffer.allocUnsafe(16))
+      for (const one of spans) writeSpanField(fields, one)
+      const request = new SpanEnvelope(resources[r]!, scopes[s]!).request(fields.written())
+      expect(Buffer.from(request).toString('hex')).toBe(Buffer.from(serializeSpans(spans)).toString('hex'))
+    }), { numRuns: 300 })
+  })
+
+  it('writes the same request in an envelope for a batch whose lengths take several bytes', () => {
+    const spans = fc.sample(span, { numRuns: 600, seed: 11 }).map(one => ({ ...one, resource: resources[1]!, instrumentationScope: scopes[1]! }))
+    const fields = new Encoder(Buffer.allocUnsafe(16))
+    for (const one of spans) writeSpanField(fields, one)
+    expect(fields.length).toBeGreaterThan(2 ** 14)
+    expect(Buffer.from(new SpanEnvelope(resources[1]!, scopes[1]!).request(fields.written())).equals(Buffer.from(serializeSpans(spans)))).toBe(true)
   })
 
   it('serializes no spans as an empty request', () => {

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/services/config.js'
 import { tracingFromEnv } from '../../src/services/tracing/setup.js'
 import { OtlpReceiver } from './otlp-receiver.js'
 
-/* The standard settings the gateway's tracer reads itself: the resource and the span limits. */
+/* The standard settings the gateway's tracer reads itself: the resource, the span limits and the batch processor's. */
 
 let receiver: OtlpReceiver
 beforeAll(async () => { receiver = await OtlpReceiver.start() })
@@ -48,6 +48,23 @@ describe('tracing settings: the resource and the span limits', () => {
     expect(span.events[0]).toMatchObject({ attributes: { a: '1' }, droppedAttributesCount: 1 })
     span.end()
     await tracing.shutdown()
+  })
+
+  it('sends a batch once OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans have ended, not at the end of OTEL_BSP_SCHEDULE_DELAY', async () => {
+    const tracing = (await tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '600000' }))!
+    tracing.tracer.startSpan('batched 1').end()
+    tracing.tracer.startSpan('batched 2').end()
+    const deadline = Date.now() + 5_000
+    while (receiver.named('batched 2').length === 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(receiver.named('batched 1')).toHaveLength(1)
+    expect(receiver.named('batched 2')).toHaveLength(1)
+    await tracing.shutdown()
+  })
+
+  it('refuses a batch processor setting that is not a whole number, naming it', async () => {
+    for (const [name, bad] of [['OTEL_BSP_MAX_QUEUE_SIZE', '0'], ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'many'], ['OTEL_BSP_SCHEDULE_DELAY', '-1'], ['OTEL_BSP_EXPORT_TIMEOUT', '1.5']]) {
+      await expect(tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, [name!]: bad! })).rejects.toThrow(new RegExp(name!))
+    }
   })
 
   it('refuses a limit that is not a whole number', async () => {

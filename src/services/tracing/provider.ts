@@ -1,9 +1,9 @@
-import { context, propagation } from '@opentelemetry/api'
+import { context, diag, propagation } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { W3CTraceContextPropagator, type InstrumentationScope } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { defaultResource, resourceFromAttributes, type Resource } from '@opentelemetry/resources'
-import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node'
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
 import { VERSION } from '../version.js'
@@ -11,6 +11,7 @@ import { PooledIdGenerator } from './id-generator.js'
 import { protobufExporter } from './protobuf-exporter.js'
 import type { SpanLimits } from './recorded-span.js'
 import { samplerFromEnv } from './sampler.js'
+import { EncodedSpanBatches, type BatchSettings } from './span-batches.js'
 import { GatewayTracer } from './tracer.js'
 import type { Tracing } from './types.js'
 
@@ -18,9 +19,10 @@ import type { Tracing } from './types.js'
 export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
   const activeSpan = activeSpanSetting(env.TRACE_ACTIVE_SPAN)
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf'
-  // The batch processor reads OTEL_BSP_* (queue, batch size, delay, timeout) itself.
-  const processor = new BatchSpanProcessor(exporterFor(protocol, url))
-  const source = { resource: resourceFrom(env), scope: { name: 'toolgate', version: VERSION }, processor, limits: spanLimits(env) }
+  const resource = resourceFrom(env)
+  const scope = { name: 'toolgate', version: VERSION }
+  const processor = processorFor(protocol, url, batchSettings(env), resource, scope)
+  const source = { resource, scope, processor, limits: spanLimits(env) }
   installGlobals(activeSpan)
   return {
     tracer: new GatewayTracer(source, samplerFromEnv(env), new PooledIdGenerator()),
@@ -30,11 +32,32 @@ export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
   }
 }
 
-function exporterFor (protocol: string, url: string): SpanExporter {
-  if (protocol === 'http/json') return new OtlpJsonExporter({ url })
-  if (protocol === 'http/protobuf') return protobufExporter(url)
+function processorFor (protocol: string, url: string, settings: BatchSettings, resource: Resource, scope: InstrumentationScope): SpanProcessor {
+  if (protocol === 'http/protobuf') return new EncodedSpanBatches(protobufExporter(url), settings, resource, scope)
+  if (protocol === 'http/json') return new BatchSpanProcessor(new OtlpJsonExporter({ url }), settings)
   // gRPC needs another exporter (and its native dependencies): say so rather than export nothing.
   throw new ConfigError(`invalid setting "OTEL_EXPORTER_OTLP_PROTOCOL": "${protocol}" is not supported; use http/protobuf or http/json`)
+}
+
+/** The batch processor's settings (`OTEL_BSP_*`), with the SDK's defaults; a batch is at most the queue. */
+function batchSettings (env: NodeJS.ProcessEnv): BatchSettings {
+  const maxQueueSize = setting(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1)
+  const maxExportBatchSize = setting(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1)
+  if (maxExportBatchSize > maxQueueSize) diag.warn('BatchSpanProcessor: maxExportBatchSize must be smaller or equal to maxQueueSize, setting maxExportBatchSize to match maxQueueSize')
+  return {
+    maxQueueSize,
+    maxExportBatchSize: Math.min(maxExportBatchSize, maxQueueSize),
+    scheduledDelayMillis: setting(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 0),
+    exportTimeoutMillis: setting(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000, 0),
+  }
+}
+
+function setting (env: NodeJS.ProcessEnv, name: string, fallback: number, least: number): number {
+  const raw = nonEmpty(env[name])
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < least) throw new ConfigError(`invalid setting "${name}": "${env[name]!}" is not a whole number of ${least} or more`)
+  return value
 }
 
 /**

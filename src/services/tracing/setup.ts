@@ -9,8 +9,9 @@ import type { Tracing } from './types.js'
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (used as is), `OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`
  * (`http/protobuf`, the spec's default, or `http/json`), `OTEL_SERVICE_NAME` (default
  * `toolgate`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and `_ARG`, and toolgate's own
- * `TRACE_ACTIVE_SPAN` (`true`: a tool's code runs with its call's span active). Headers, timeouts and
- * batch sizes (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*`) are read by the SDK itself.
+ * `TRACE_ACTIVE_SPAN` (`true`: a tool's code runs with its call's span active), and the batch
+ * processor's `OTEL_BSP_*` (`provider.ts`). Headers, timeouts and compression
+ * (`OTEL_EXPORTER_OTLP_HEADERS`, ...) are read by the SDK's transport itself.
  */
 export async function tracingFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {
   if (isTrue(env.OTEL_SDK_DISABLED) || env.OTEL_TRACES_EXPORTER === 'none') return undefined
