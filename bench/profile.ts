@@ -33,8 +33,8 @@ for (const id of args) {
   // A server file (another tree's target, to profile before and after a change) gets the request of the id before it.
   const target = known.get(id) ?? (id.endsWith('.ts') && measured.length > 0 ? { ...known.get(measured.at(-1)!.id) ?? known.get('untraced')!, id, label: id, file: id } : undefined)
   if (target === undefined) throw new Error(`no target ${id}; known: ${[...known.keys()].join(', ')}, or a server file after one of them`)
-  const { file, requests, windowUs } = await profile(target)
-  const perRequest = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as Profile, requests, windowUs)
+  const { file, requests, window } = await profile(target)
+  const perRequest = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as Profile, requests, window)
   measured.push({ id, perRequest })
   const total = [...perRequest.values()].reduce((sum, us) => sum + us, 0)
   process.stdout.write(`\n${id}: ${total.toFixed(1)} us of CPU per request (${file})\n${lines(perRequest)}\n`)
@@ -50,35 +50,39 @@ function lines (usByFunction: ReadonlyMap<string, number>): string {
   return [...usByFunction].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, us]) => `${us.toFixed(2).padStart(7)}  ${key}`).join('\n')
 }
 
-async function profile (target: Target): Promise<{ file: string, requests: number, windowUs: number }> {
+function monotonicUs (): number {
+  return Number(process.hrtime.bigint() / 1_000n)
+}
+
+async function profile (target: Target): Promise<{ file: string, requests: number, window: readonly [number, number] }> {
   const out = join(dir, target.id)
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
   const server = await startServer(target, ['--cpu-prof', `--cpu-prof-dir=${out}`])
   await runLoad(loadSpecFor(server, { connections: 50, durationSec: 3, latencies: false }))
-  // Only the measured run counts: start-up (module loading) and warm-up would swamp it.
-  const from = performance.now()
+  // Only the measured run counts: start-up (module loading), warm-up and shutdown (a traced target
+  // exports what it holds) would swamp it. The profile's clock is the monotonic one, as is hrtime's.
+  const from = monotonicUs()
   const result = await runLoad(loadSpecFor(server, { connections: 50, durationSec: seconds, latencies: false }))
+  const to = monotonicUs()
   process.stderr.write(`${target.id}: ${Math.round(result.requestsPerSec)} req/s under the profiler\n`)
   const exited = new Promise(resolve => server.child.once('exit', resolve))
   server.child.kill('SIGTERM')
   await exited
-  const windowUs = (performance.now() - from) * 1_000
   const requests = result.ok + result.non2xx
   // The target's own children (an OTLP sink) write profiles too: the target's is the largest.
   const files = readdirSync(out).map(name => join(out, name))
-  return { file: files.sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!, requests, windowUs }
+  return { file: files.sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!, requests, window: [from, to] }
 }
 
-/** Self time by function (name, file, line) in the profile's last `windowUs`, in microseconds per request; idle left out. */
-function selfTimes (profile: Profile, requests: number, windowUs: number): Map<string, number> {
+/** Self time by function (name, file, line) within `window` (monotonic microseconds), in microseconds per request; idle left out. */
+function selfTimes (profile: Profile, requests: number, [from, to]: readonly [number, number]): Map<string, number> {
   const byNode = new Map(profile.nodes.map(node => [node.id, node]))
   const totals = new Map<string, number>()
   let at = profile.startTime
-  const from = profile.endTime - windowUs
   profile.samples.forEach((nodeId, i) => {
     at += profile.timeDeltas[i] ?? 0
-    if (at < from) return
+    if (at < from || at > to) return
     const { functionName, url, lineNumber } = byNode.get(nodeId)!.callFrame
     if (functionName === '(idle)') return
     const where = url === '' ? '' : ` ${url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*?\/(src|plugins|bench)\//, '$1/')}:${lineNumber + 1}`
