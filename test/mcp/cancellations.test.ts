@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { Cancellations } from '../../src/services/mcp/cancellations.js'
 
 describe('calls in flight for notifications/cancelled', () => {
@@ -36,5 +37,33 @@ describe('calls in flight for notifications/cancelled', () => {
     calls.close(open[0]!) // twice: nothing happens
     expect([calls.size, calls.scopes]).toEqual([0, 0])
     expect(calls.cancel('caller-0', { requestId: 0 })).toBe(false)
+  })
+
+  it('counts every call of a shared id, and cancels only where exactly one of a scope and id is in flight, for any opens and closes', () => {
+    const step = fc.oneof(
+      fc.record({ open: fc.constantFrom('alice', 'bob'), id: fc.constantFrom<number | string>(1, 2, '1') }),
+      fc.record({ close: fc.nat(40) }),
+      fc.record({ cancel: fc.constantFrom('alice', 'bob'), id: fc.constantFrom<number | string>(1, 2, '1') }),
+    )
+    fc.assert(fc.property(fc.array(step, { maxLength: 60 }), steps => {
+      const calls = new Cancellations()
+      const open: Array<{ scope: string, id: number | string, signal: ReturnType<Cancellations['open']> }> = []
+      for (const s of steps) {
+        if ('open' in s) {
+          open.push({ scope: s.open, id: s.id, signal: calls.open(s.open, s.id) })
+        } else if ('close' in s) {
+          if (open.length === 0) continue
+          const [closed] = open.splice(s.close % open.length, 1)
+          calls.close(closed!.signal)
+        } else {
+          const matching = open.filter(call => call.scope === s.cancel && call.id === s.id)
+          const wasAborted = matching.map(call => call.signal.aborted)
+          expect(calls.cancel(s.cancel, { requestId: s.id })).toBe(matching.length === 1)
+          matching.forEach((call, i) => { expect(call.signal.aborted).toBe(wasAborted[i] === true || matching.length === 1) })
+        }
+        expect(calls.size).toBe(open.length)
+        expect(calls.scopes).toBe(new Set(open.map(call => call.scope)).size)
+      }
+    }), { numRuns: 300 })
   })
 })

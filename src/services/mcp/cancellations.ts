@@ -26,8 +26,9 @@ export class CancelledSignal implements CancelSignal {
 export class Cancellations {
   // By scope, then by id (a Map tells 1 from "1"): the scope is usually the principal's id, a
   // string already hashed, and ids are small numbers, so no key is built for a call. One signal
-  // per id almost always: an array only when a client reuses an id concurrently.
-  readonly #calls = new Map<string, Map<JsonRpcId, CancelledSignal | CancelledSignal[]>>()
+  // per id, or a set of them where ids repeat: every client of a principal counts from 0 or 1, so
+  // many calls in flight may share one (a set keeps each open and close O(1)).
+  readonly #calls = new Map<string, Map<JsonRpcId, CancelledSignal | Set<CancelledSignal>>>()
 
   /** Register a call; `close` it when it settles. */
   open (scope: string, id: JsonRpcId): CancelledSignal {
@@ -38,7 +39,9 @@ export class Cancellations {
       this.#calls.set(scope, calls)
     }
     const present = calls.get(id)
-    calls.set(id, present === undefined ? signal : [...[present].flat(), signal])
+    if (present === undefined) calls.set(id, signal)
+    else if (present instanceof Set) present.add(signal)
+    else calls.set(id, new Set([present, signal]))
     return signal
   }
 
@@ -46,14 +49,15 @@ export class Cancellations {
     const calls = this.#calls.get(signal.scope)
     const present = calls?.get(signal.id)
     if (calls === undefined || present === undefined) return
-    if (present === signal) {
-      calls.delete(signal.id)
-      // A scope with nothing in flight goes: scopes are callers' (and their sessions'), unbounded.
-      if (calls.size === 0) this.#calls.delete(signal.scope)
-    } else if (Array.isArray(present)) {
-      const rest = present.filter(s => s !== signal)
-      calls.set(signal.id, rest.length === 1 ? rest[0]! : rest)
+    if (present instanceof Set) {
+      present.delete(signal)
+      if (present.size > 0) return
+    } else if (present !== signal) {
+      return
     }
+    calls.delete(signal.id)
+    // A scope with nothing in flight goes: scopes are callers' (and their sessions'), unbounded.
+    if (calls.size === 0) this.#calls.delete(signal.scope)
   }
 
   /** Handle `notifications/cancelled`: true when exactly one call matched and was aborted. */
@@ -61,15 +65,20 @@ export class Cancellations {
     const id = params.requestId
     if (typeof id !== 'string' && typeof id !== 'number') return false
     const present = this.#calls.get(scope)?.get(id)
-    if (present === undefined || Array.isArray(present)) return false
-    present.fire()
+    if (present === undefined) return false
+    // Two calls in flight under one id: the notification cannot say which, so it cancels neither.
+    const only = present instanceof Set ? (present.size === 1 ? present.values().next().value! : undefined) : present
+    if (only === undefined) return false
+    only.fire()
     return true
   }
 
   /** Calls in flight, over every scope. */
   get size (): number {
     let size = 0
-    for (const calls of this.#calls.values()) size += calls.size
+    for (const calls of this.#calls.values()) {
+      for (const present of calls.values()) size += present instanceof Set ? present.size : 1
+    }
     return size
   }
 
