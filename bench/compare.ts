@@ -6,8 +6,9 @@
  *   npx tsx bench/compare.ts toolgate-echo toolgate-redis toolgate-exclusive toolgate-redis-exclusive
  *   npx tsx bench/compare.ts write write-audited      (the feature targets of bench/lib/features.ts)
  *
- * A target may also be a server file (`./bench/targets/mine.ts`): it is loaded like the
- * toolgate target (same request, same check), to try a variant side by side.
+ * A target may also be a server file (`./bench/targets/mine.ts`), to try a variant side by side:
+ * it is sent the request of the target named before it, and checked as that one is (first, the
+ * toolgate target's): `npx tsx bench/compare.ts untraced-mcp OLD/bench/targets/toolgate-untraced.ts untraced-mcp`.
  *
  * Besides req/s it prints the server's CPU time per request, which moves less with what the
  * load generator and the machine happen to do than req/s does.
@@ -23,7 +24,12 @@ const option = (name: string, fallback: number): number => {
 }
 const ids = args.filter((arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'))
 const known = new Map<string, Target>([...TARGETS, ...FEATURE_TARGETS, toolgateTarget(100), toolgateTarget(1000), ...redisTargets()].map(t => [t.id, t]))
-const targets = ids.map(id => known.get(id) ?? (id.endsWith('.ts') ? { ...toolgateTarget(1), id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
+// A server file is sent the request of the target named before it (the toolgate target's when first).
+const targets: Target[] = []
+for (const id of ids) {
+  const template = targets.at(-1) ?? toolgateTarget(1)
+  targets.push(known.get(id) ?? (id.endsWith('.ts') ? { ...template, id, label: id, file: id } : fail(`unknown target "${id}"; known: ${[...known.keys()].join(', ')}, or a server file`)))
+}
 if (targets.length === 0) fail('name at least one target')
 
 const plan = { ...planFrom([]), warmupSec: option('warmup', 3), rounds: option('rounds', 3), durationSec: option('seconds', 5), patienceSec: option('patience', 30) }
