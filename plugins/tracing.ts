@@ -8,7 +8,7 @@ import type { Tracing } from '../src/services/tracing/types.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request's HTTP server span while tracing is on (null: not traced, or already closed). */
+    /** The request's HTTP server span while tracing is on (null: not traced). */
     serverSpan: ServerSpan | null
   }
 }
@@ -18,14 +18,14 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics'])
 
 /**
  * The HTTP server span of every request (`server-span.ts`), opened by the first `onRequest`
- * hook and closed when the response is sent or the client goes away. Two hooks and one span:
- * no per-hook spans, no context switch for the whole request (an instrumentation that does
- * either costs every request, sampled or not). Registered first, so it sees every route.
+ * hook and ended when the response closes: sent, or cut off by a client that went away (during
+ * the call, the usual case, or while its body was still arriving). One hook and one span: no
+ * per-hook spans, no context switch for the whole request (an instrumentation that does either
+ * costs every request, sampled or not). Registered first, so it sees every route.
  *
- * A client that goes away is seen by the response's `close` before it finished. Fastify's
- * `onRequestAbort` is not enough: it fires only while the request's body is still arriving, so a
- * client that left during the call (the usual case) left its span open, never exported. Only a
- * span that records gets the listener: one the sampler left out holds nothing to end.
+ * Only a span that records listens for the close: one the sampler left out holds nothing to end.
+ * No `onResponse` hook: with one, Fastify times every response and adds listeners to it, for the
+ * nine requests in ten a ratio sampler leaves out too.
  */
 export async function registerHttpTracing (app: FastifyInstance, tracing: Tracing): Promise<void> {
   app.decorateRequest('serverSpan', null)
@@ -39,14 +39,11 @@ export async function registerHttpTracing (app: FastifyInstance, tracing: Tracin
       request.serverSpan = span
       if (span.isRecording) {
         const response = reply.raw
-        response.once('close', () => { if (!response.writableFinished) span.end(0, true) })
+        // `on`, not `once`: a response closes once, and `once` adds a wrapper and a removal.
+        // Ended (the gateway sent its answer) is what counts, not whether the client read all of it.
+        response.on('close', () => { span.end(response.statusCode, !response.writableEnded) })
       }
     }
-    done()
-  })
-  app.addHook('onResponse', (request, reply, done) => {
-    request.serverSpan?.end(reply.statusCode)
-    request.serverSpan = null
     done()
   })
   app.addHook('onClose', async () => { await tracing.shutdown() })
@@ -111,8 +108,11 @@ function contextManagerInstalled (): boolean {
 function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
   const server = request.serverSpan
   // A span the sampler left out records no name: spare it the work.
-  if (server === null || !server.isRecording || request.routeOptions.url === undefined) return
-  const route = request.routeOptions.url.replace(/:id$/, tool.id)
+  if (server === null || !server.isRecording) return
+  // (Fastify builds a dozen-field object at each read of \`routeOptions\`.)
+  const pattern = request.routeOptions.url
+  if (pattern === undefined) return
+  const route = pattern.replace(/:id$/, tool.id)
   server.rename(`${request.method} ${route}`, { 'http.route': route })
 }
 
