@@ -13,7 +13,9 @@
  * Besides req/s it prints the server's CPU time per request, which moves less with what the
  * load generator and the machine happen to do than req/s does.
  */
+import type { LoadResult } from './lib/load.js'
 import { measureGroup } from './lib/measure.js'
+import { median } from './lib/stats.js'
 import { planFrom } from './lib/plan.js'
 import { FEATURE_TARGETS, redisTargets, TARGETS, toolgateTarget, type Target } from './lib/targets.js'
 
@@ -39,7 +41,18 @@ for (const m of results) {
   const cpuUs = m.cpu.server / m.requestsPerSec * 1e6
   const refCpuUs = reference.cpu.server / reference.requestsPerSec * 1e6
   process.stdout.write(`${m.id.padEnd(22)} ${Math.round(m.requestsPerSec).toString().padStart(7)} req/s  ${(m.requestsPerSec / reference.requestsPerSec).toFixed(2)}x  ` +
-    `p99 ${m.p99Ms.toFixed(2)} ms  server CPU ${cpuUs.toFixed(1)} us/req (${(cpuUs / refCpuUs).toFixed(2)}x)  spread ${(m.spread * 100).toFixed(0)}%\n`)
+    `p99 ${m.p99Ms.toFixed(2)} ms  server CPU ${cpuUs.toFixed(1)} us/req (${(cpuUs / refCpuUs).toFixed(2)}x)  spread ${(m.spread * 100).toFixed(0)}%` +
+    (m === reference ? '\n' : `  per round: ${paired(m.runs, reference.runs, run => run.requestsPerSec)} req/s, ${paired(m.runs, reference.runs, run => run.cpu.server / run.requestsPerSec)} CPU/req\n`))
+}
+
+/**
+ * The ratio to the reference round by round, each target's run against the reference's run of
+ * the same round (minutes apart at most, where the medians above may be of different minutes of
+ * a machine whose speed drifts): median (min-max).
+ */
+function paired (runs: readonly LoadResult[], references: readonly LoadResult[], value: (run: LoadResult) => number): string {
+  const ratios = runs.map((run, i) => value(run) / value(references[i]!)).sort((a, b) => a - b)
+  return `${median(ratios).toFixed(2)}x (${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)})`
 }
 
 function fail (message: string): never {
