@@ -5,9 +5,13 @@ import { Encoder } from './protobuf-writer.js'
 /*
  * Spans as an OTLP `ExportTraceServiceRequest` in protobuf, the bytes the SDK's own serializer
  * makes (the tests compare them byte for byte), in one pass instead of its two (it measures the
- * request, then writes it), into a buffer kept between exports, with each attribute key encoded
- * once for the life of the process rather than once per span. Measured on a gateway's two spans
- * of a call, this was about a third of what tracing every call cost the event loop.
+ * request, then writes it), with each attribute key encoded once for the life of the process
+ * rather than once per span. Measured on a gateway's two spans of a call, this was about a third
+ * of what tracing every call cost the event loop.
+ *
+ * `serializeSpans` writes a whole request of any spans (the reference the tests hold to the
+ * SDK's); the gateway's batches (`span-batches.ts`) write each span as it ends (`writeSpanField`)
+ * and put the request's envelope around them when they are sent (`SpanEnvelope`): the same bytes.
  *
  * Field numbers are those of opentelemetry/proto/trace/v1/trace.proto and common/v1/common.proto.
  */
