@@ -194,6 +194,15 @@ describe('metrics while tracing', () => {
     expect(text.body).not.toContain(' # {')
     expect(text.body).toContain('# TYPE toolgate_tool_calls_total counter\n')
   })
+
+  it('an OpenMetrics scrape serves every family the text format does (the approvals\' too)', async () => {
+    const families = (body: string, openMetrics: boolean): string[] => [...body.matchAll(/^# TYPE (\S+) (\S+)$/gm)]
+      .map(([, name, type]) => (openMetrics && type === 'counter' ? `${name!}_total` : name!)).sort()
+    const om = await app.inject({ method: 'GET', url: '/metrics', headers: { accept: 'application/openmetrics-text;version=1.0.0' } })
+    const text = await app.inject({ method: 'GET', url: '/metrics' })
+    expect(families(text.body, false)).toContain('toolgate_approvals_pending')
+    expect(families(om.body, true)).toEqual(families(text.body, false))
+  })
 })
 
 describe('tool calls over MCP', () => {

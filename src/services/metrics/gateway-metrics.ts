@@ -24,6 +24,11 @@ export interface GatewayMetricsOptions {
   readonly audit?: boolean
 }
 
+/** A family another service serves on `/metrics`: Prometheus text, or OpenMetrics with `openMetrics`. */
+interface MoreFamily {
+  render (out: string[], openMetrics?: boolean): void
+}
+
 /** What a route holds for one tool: `inc` when its call starts, `dec` when it settles. */
 export interface InFlight {
   inc (): void
@@ -56,8 +61,8 @@ export class GatewayMetrics {
   readonly #calls: CounterFamily
   readonly #authFailures: ReadonlyMap<string, CounterChild>
   readonly #tools = new Map<string, ToolSeries>()
-  /** Families other services register (approvals), rendered after the gateway's own. */
-  readonly #more: Array<{ render (out: string[]): void }> = []
+  /** Families other services register (approvals, upstreams, webhooks), rendered after the gateway's own. */
+  readonly #more: MoreFamily[] = []
   /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
   /** Per REST series (a replaced tool's go with it), per transport: no key string built per call. */
   readonly #byTransport = new WeakMap<ToolSeries, Map<string, ToolSeries>>()
@@ -139,8 +144,8 @@ export class GatewayMetrics {
     return out.join('\n') + '\n' + await processRegistry().metrics()
   }
 
-  /** Serve more families on the same endpoint. */
-  register (...families: Array<{ render (out: string[]): void }>): void {
+  /** Serve more families on the same endpoint, in both formats. */
+  register (...families: MoreFamily[]): void {
     this.#more.push(...families)
   }
 
@@ -148,6 +153,7 @@ export class GatewayMetrics {
   async renderOpenMetrics (): Promise<string> {
     const out: string[] = []
     for (const family of this.#families) family.render(out, true)
+    for (const family of this.#more) family.render(out, true)
     return out.join('\n') + '\n' + await processRegistry('openmetrics').metrics()
   }
 
