@@ -8,6 +8,7 @@ import { ToolDocuments } from './tool-document.js'
 import { approvableBy } from './tool-operation.js'
 import { ConfigError, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
+import { traceSpanMetrics } from '../src/services/metrics/trace-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
 import { idempotencyStoreOf } from '../src/services/idempotency-store.js'
 import { createSharedSlots } from '../src/services/redis/shared-slots.js'
@@ -101,6 +102,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
   if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
   if (upstreams !== undefined) metrics.register(...upstreams.families)
+  const spanCounts = options.tracing?.spanCounts
+  if (spanCounts !== undefined) metrics.register(traceSpanMetrics(spanCounts))
   const audit = await openAuditTrail(config, metrics, app.log)
   const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
   const people = approvalPeopleServices(config, redis, app.prefix)

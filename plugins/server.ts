@@ -28,13 +28,17 @@ export interface StartOptions {
  */
 export async function startServer (options: StartOptions): Promise<FastifyInstance> {
   const { config, tools } = options
+  const tracing = options.tracing ?? await tracingFromEnv(process.env)
   const app = await buildApp({
     config,
     tools,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
-    tracing: options.tracing ?? await tracingFromEnv(process.env),
+    tracing,
     toolsDir: options.toolsDir,
   })
+  // The process is the gateway's: OpenTelemetry's own warnings (a collector that fails, spans
+  // dropped) go to its log. (An app embedded in a host's process leaves that to the host.)
+  tracing?.logTo?.(app.log)
   // A refused reload is logged (and counted) where it is refused; here it only must not throw.
   // Never while shutting down: the catalog refuses it then anyway.
   const reload = coalesced(async () => { if (!app.catalog.closing) await app.reloadTools() })

@@ -176,6 +176,34 @@ describe('encoded span batches', () => {
     expect(exporter.batches).toHaveLength(2)
   })
 
+  it('counts what became of the spans: exported, dropped at a full queue, failed with their export', async () => {
+    const exporter = new HeldExporter()
+    const batches = new EncodedSpanBatches(exporter, settings(), resource, scope)
+    for (const span of spans(1, 13)) batches.onEnd(span)
+    expect(batches.counts).toEqual({ exported: 0, dropped: 2, failed: 0 })
+    exporter.answer()
+    await settle()
+    exporter.answer(ExportResultCode.FAILED)
+    await settle()
+    expect(batches.counts).toEqual({ exported: 3, dropped: 2, failed: 3 })
+  })
+
+  it('says once that exports fail, with the error, and once that they succeed again, with how many failed', async () => {
+    const said: Array<[string, string]> = []
+    diag.setLogger({ error: message => { said.push(['error', message]) }, warn: message => { said.push(['warn', message]) }, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN)
+    const exporter = new HeldExporter()
+    const batches = new EncodedSpanBatches(exporter, settings(), resource, scope)
+    for (const span of spans(1, 9)) batches.onEnd(span)
+    for (const code of [ExportResultCode.FAILED, ExportResultCode.FAILED, ExportResultCode.SUCCESS]) {
+      exporter.answer(code)
+      await settle()
+    }
+    expect(said).toHaveLength(2)
+    expect(said[0]![0]).toBe('error')
+    expect(said[0]![1]).toMatch(/^span export failed: span export failed; until one succeeds/)
+    expect(said[1]).toEqual(['warn', 'span exports succeed again, after 2 failed'])
+  })
+
   it('shutdown sends what waits, shuts the exporter down, and takes no span after', async () => {
     const exporter = new PromptExporter()
     const batches = new EncodedSpanBatches(exporter, settings(), resource, scope)

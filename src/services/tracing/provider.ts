@@ -1,4 +1,4 @@
-import { context, diag, propagation } from '@opentelemetry/api'
+import { context, diag, DiagLogLevel, propagation, type DiagLogger } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator, type InstrumentationScope } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
@@ -27,6 +27,8 @@ export function createTracing (env: NodeJS.ProcessEnv, url: string): Tracing {
   return {
     tracer: new GatewayTracer(source, samplerFromEnv(env), new PooledIdGenerator()),
     activeSpan,
+    ...(processor instanceof EncodedSpanBatches ? { spanCounts: () => processor.counts } : {}),
+    logTo: log => { diag.setLogger(diagnosticsTo(log), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }) },
     forceFlush: async () => { await processor.forceFlush() },
     shutdown: async () => { await processor.shutdown() },
   }
@@ -133,6 +135,19 @@ function installGlobals (activeSpan: boolean): void {
   if (activeSpan && !contextManagerInstalled) {
     contextManagerInstalled = true
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  }
+}
+
+/** OpenTelemetry's diagnostics as log lines, `opentelemetry:` first (what is above warn is dropped by the level given). */
+function diagnosticsTo (log: { warn (message: string): void, error (message: string): void }): DiagLogger {
+  const line = (message: string, args: unknown[]): string => `opentelemetry: ${[message, ...args.map(arg => arg instanceof Error ? arg.message : String(arg))].join(' ')}`
+  const ignore = (): void => {}
+  return {
+    error: (message, ...args) => { log.error(line(message, args)) },
+    warn: (message, ...args) => { log.warn(line(message, args)) },
+    info: ignore,
+    debug: ignore,
+    verbose: ignore,
   }
 }
 

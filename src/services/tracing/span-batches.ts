@@ -1,9 +1,10 @@
 import { context, diag, TraceFlags, type Context } from '@opentelemetry/api'
-import { ExportResultCode, globalErrorHandler, suppressTracing, type ExportResult, type InstrumentationScope } from '@opentelemetry/core'
+import { ExportResultCode, suppressTracing, type ExportResult, type InstrumentationScope } from '@opentelemetry/core'
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { SpanEnvelope, writeSpanField } from './otlp-protobuf.js'
 import { Encoder } from './protobuf-writer.js'
+import type { SpanCounts } from './types.js'
 
 /*
  * The batch span processor for OTLP/HTTP protobuf, with each span encoded when it ends instead
@@ -20,6 +21,10 @@ import { Encoder } from './protobuf-writer.js'
  * `scheduledDelayMillis` after the first, one export at a time, each given up on after
  * `exportTimeoutMillis` so the next can start; `forceFlush` sends everything waiting,
  * `shutdown` flushes and stops. Exports run with tracing suppressed.
+ *
+ * Besides, it counts what became of the spans (`counts`, served as a metric), and says once when
+ * exports start failing (with the error) and once when they succeed again (with how many failed),
+ * rather than once per failed batch: a collector that is down would flood the log.
  */
 
 /** A request ready to send: its bytes and how many spans they hold. */
@@ -59,6 +64,9 @@ export class EncodedSpanBatches implements SpanProcessor {
   /** Spans waiting, in `#open` and `#ready`: what `maxQueueSize` bounds. */
   #waiting = 0
   #dropped = 0
+  readonly #counts = { exported: 0, dropped: 0, failed: 0 }
+  /** Exports failed since the last that succeeded. */
+  #failing = 0
   /** The export under way, one at a time (`forceFlush` sends the rest beside it). */
   #exporting: Promise<void> | undefined
   #timer: NodeJS.Timeout | undefined
@@ -82,6 +90,7 @@ export class EncodedSpanBatches implements SpanProcessor {
       return
     }
     if (this.#waiting >= this.#settings.maxQueueSize) {
+      this.#counts.dropped++
       if (this.#dropped++ === 0) diag.debug('maxQueueSize reached, dropping spans')
       return
     }
@@ -94,6 +103,11 @@ export class EncodedSpanBatches implements SpanProcessor {
     this.#waiting++
     if (this.#openSpans >= this.#settings.maxExportBatchSize) this.#seal()
     this.#next()
+  }
+
+  /** Sampled spans so far: exported, dropped at a full queue, lost to a failed or timed-out export. */
+  get counts (): SpanCounts {
+    return { ...this.#counts }
   }
 
   async forceFlush (): Promise<void> {
@@ -128,7 +142,8 @@ export class EncodedSpanBatches implements SpanProcessor {
     const batch = this.#ready.shift()
     if (batch !== undefined) {
       this.#clearTimer()
-      this.#exporting = this.#send(batch).catch(globalErrorHandler).finally(() => {
+      // A failure is counted and told in `#send`; the next batch goes all the same.
+      this.#exporting = this.#send(batch).catch(() => {}).finally(() => {
         this.#exporting = undefined
         this.#next()
       })
@@ -144,19 +159,33 @@ export class EncodedSpanBatches implements SpanProcessor {
     }
   }
 
-  /** One batch to the exporter; rejected on failure, or after the export timeout (the export itself may go on). */
+  /**
+   * One batch to the exporter; rejected on failure, or after the export timeout (the export itself
+   * may go on, but its spans are counted as failed: whichever comes first counts).
+   */
   async #send (batch: EncodedBatch): Promise<void> {
     this.#waiting -= batch.spans
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error('Timeout')) }, this.#settings.exportTimeoutMillis)
-      context.with(suppressTracing(context.active()), () => {
-        this.#exporter.export(batch, result => {
-          clearTimeout(timer)
-          if (result.code === ExportResultCode.SUCCESS) resolve()
-          else reject(result.error ?? new Error('span export failed'))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => { reject(new Error(`span export timed out after ${this.#settings.exportTimeoutMillis} ms`)) }, this.#settings.exportTimeoutMillis)
+        context.with(suppressTracing(context.active()), () => {
+          this.#exporter.export(batch, result => {
+            clearTimeout(timer)
+            if (result.code === ExportResultCode.SUCCESS) resolve()
+            else reject(result.error ?? new Error('span export failed'))
+          })
         })
       })
-    })
+    } catch (error) {
+      this.#counts.failed += batch.spans
+      if (this.#failing++ === 0) diag.error(`span export failed: ${(error as Error).message ?? String(error)}; until one succeeds, failed exports are only counted (toolgate_trace_spans_total{outcome="failed"})`)
+      throw error
+    }
+    this.#counts.exported += batch.spans
+    if (this.#failing > 0) {
+      diag.warn(`span exports succeed again, after ${this.#failing} failed`)
+      this.#failing = 0
+    }
   }
 
   #clearTimer (): void {
