@@ -109,7 +109,7 @@ function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
   const server = request.serverSpan
   // A span the sampler left out records no name: spare it the work.
   if (server === null || !server.isRecording) return
-  // (Fastify builds a dozen-field object at each read of \`routeOptions\`.)
+  // (Fastify builds a dozen-field object at each read of `routeOptions`.)
   const pattern = request.routeOptions.url
   if (pattern === undefined) return
   const route = pattern.replace(/:id$/, tool.id)
