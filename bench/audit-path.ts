@@ -17,15 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
+import { takeFlag } from './lib/args.js'
 
 const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string => {
-  const at = args.indexOf(name)
-  return at === -1 ? fallback : args.splice(at, 2)[1]!
-}
-const calls = Number(option('--calls', '200000'))
-const rounds = Number(option('--rounds', '7'))
-const tree = resolve(option('--tree', '.'))
+const calls = Number(takeFlag(args, 'calls', '200000'))
+const rounds = Number(takeFlag(args, 'rounds', '7'))
+const tree = resolve(takeFlag(args, 'tree', '.'))
 const fsync = args.includes('--fsync')
 const BURST = 50
 

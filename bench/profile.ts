@@ -11,6 +11,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { takeFlag } from './lib/args.js'
 import { loadSpecFor, runLoad } from './lib/load.js'
 import { startServer } from './lib/servers.js'
 import { FEATURE_TARGETS, redisTargets, TARGETS, type Target } from './lib/targets.js'
@@ -19,12 +20,8 @@ interface ProfileNode { id: number, callFrame: { functionName: string, url: stri
 interface Profile { nodes: ProfileNode[], startTime: number, endTime: number, samples: number[], timeDeltas: number[] }
 
 const args = process.argv.slice(2)
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(name)
-  return at === -1 ? fallback : Number(args.splice(at, 2)[1])
-}
-const seconds = option('--seconds', 10)
-const top = option('--top', 25)
+const seconds = Number(takeFlag(args, 'seconds', '10'))
+const top = Number(takeFlag(args, 'top', '25'))
 const known = new Map([...TARGETS, ...FEATURE_TARGETS, ...redisTargets()].map(t => [t.id, t]))
 const dir = 'bench/results/profiles'
 

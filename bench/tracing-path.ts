@@ -18,17 +18,14 @@
 import { resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
 import { startOtlpSink } from './lib/otlp-sink.js'
+import { takeFlag } from './lib/args.js'
 
 const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string => {
-  const at = args.indexOf(name)
-  return at === -1 ? fallback : args.splice(at, 2)[1]!
-}
-const calls = Number(option('--calls', '20000'))
-const rounds = Number(option('--rounds', '9'))
-const tree = resolve(option('--tree', '.'))
-const protocol = option('--protocol', 'http/protobuf')
-const betweenKiB = Number(option('--between', '0'))
+const calls = Number(takeFlag(args, 'calls', '20000'))
+const rounds = Number(takeFlag(args, 'rounds', '9'))
+const tree = resolve(takeFlag(args, 'tree', '.'))
+const protocol = takeFlag(args, 'protocol', 'http/protobuf')
+const betweenKiB = Number(takeFlag(args, 'between', '0'))
 const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidratio=0.1', 'always_off']
 
 /**

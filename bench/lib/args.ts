@@ -9,3 +9,9 @@ export function numberFlag (name: string, fallback: number): number {
   const value = flag(name)
   return value === undefined ? fallback : Number(value)
 }
+
+/** `--name value` taken out of `args`, so that what is left are the positional arguments: the value, or `fallback`. */
+export function takeFlag (args: string[], name: string, fallback: string): string {
+  const index = args.indexOf(`--${name}`)
+  return index === -1 ? fallback : args.splice(index, 2)[1]!
+}
