@@ -86,7 +86,7 @@ function comparisonTable (report: Report): string {
 function featureTables (features: FeatureReport | undefined): string[] {
   if (features === undefined) return []
   const goal = (r: FeatureReport['ratios'][number]): string => (r.minRate === undefined ? 'none (measured)' : `req/s >= ${r.minRate}x${r.maxCpu === undefined ? '' : `, CPU/req <= ${r.maxCpu}x`}`)
-  const ratios = table(['feature on', 'x req/s of the same gateway without it', 'per round: median (range)', 'p99 x', 'server CPU per request', 'goal', 'met'], features.ratios.map(r => [
+  const ratios = table(['feature on', 'x req/s of its reference (the same without it)', 'per round: median (range)', 'p99 x', 'server CPU per request', 'goal', 'met'], features.ratios.map(r => [
     r.feature, fixed(r.rate, 2), perRound(r.roundRates), fixed(r.p99, 2), `${fixed(r.cpuUs, 1)} µs (${fixed(r.cpu, 2)}x)`, goal(r), r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
   ]))
   const runs = table(['feature target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', ...RUN_HEAD], features.measurements.map(m => [
