@@ -26,7 +26,7 @@ export const FEATURE_PAIRS: readonly FeaturePair[] = [
   { feature: 'tracing, parentbased_traceidratio 0.1', variant: 'traced-ratio-0.1', reference: 'untraced', minRate: 0.95 },
   { feature: 'tracing at 0.1 with TRACE_ACTIVE_SPAN=true (the tool\'s span active)', variant: 'traced-ratio-0.1-active', reference: 'untraced' },
   { feature: 'MCP tools/call vs REST POST /tools/echo', variant: 'untraced-mcp', reference: 'untraced', minRate: 0.95 },
-  { feature: 'MCP tools/call vs REST on bare Fastify + zod, by hand (what the protocol itself costs)', variant: 'fastify-zod-mcp', reference: 'fastify-zod' },
+  { feature: 'MCP tools/call vs REST, both by hand on bare Fastify (what the protocol itself costs)', variant: 'by-hand-mcp', reference: 'by-hand' },
   { feature: 'Redis slots (REDIS_URL) for a read-only tool', variant: 'toolgate-redis', reference: 'toolgate-echo', minRate: 0.9 },
   { feature: 'nothing: the same gateway in a second process (how far apart two runs of one code read)', variant: 'untraced-again', reference: 'untraced' },
 ]

@@ -51,11 +51,9 @@ function keyed (request: Request): Request {
   return { ...request, headers: { ...request.headers, 'x-api-key': BENCH_API_KEY } }
 }
 
-const baseline: Target = { id: BASELINE_ID, label: 'Fastify + type-provider-zod', file: 'bench/targets/fastify-zod.ts', request: restEcho, isRight: isEcho }
-
 export const TARGETS: readonly Target[] = [
   { id: 'node-http', label: 'node:http + hand check', file: 'bench/targets/node-http.ts', request: restEcho, isRight: isEcho },
-  baseline,
+  { id: BASELINE_ID, label: 'Fastify + type-provider-zod', file: 'bench/targets/fastify-zod.ts', request: restEcho, isRight: isEcho },
   toolgateTarget(1),
   {
     id: 'toolgate-mcp',
@@ -79,7 +77,7 @@ export const TARGETS: readonly Target[] = [
  * The gateway with one production feature on, and the same gateway with it off (each variant's
  * reference, see features.ts): `echo` over REST and MCP untraced, traced at two samplers, and a
  * writing `echo` with and without the audit log; the reference twice, for the bench's own noise;
- * and the baseline with `tools/call` answered by hand beside its REST route, for MCP's own cost.
+ * and one Fastify app answering `echo` by hand over REST and over MCP, for what MCP itself costs.
  */
 export const FEATURE_TARGETS: readonly Target[] = [
   { id: 'untraced', label: 'echo, REST, untraced', file: 'bench/targets/toolgate-untraced.ts', request: keyed(restEcho), isRight: isEcho },
@@ -92,9 +90,9 @@ export const FEATURE_TARGETS: readonly Target[] = [
   { id: 'write', label: 'writing echo, unaudited', file: 'bench/targets/toolgate-write.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'write-audited', label: 'writing echo, audited', file: 'bench/targets/toolgate-write-audited.ts', request: keyed(restEcho), isRight: isEcho },
   { id: 'write-audited-fsync', label: 'writing echo, audited, AUDIT_FSYNC', file: 'bench/targets/toolgate-write-audited-fsync.ts', request: keyed(restEcho), isRight: isEcho },
-  // What MCP costs whoever serves it: tools/call by hand on the baseline's stack, against its REST route.
-  baseline,
-  { id: 'fastify-zod-mcp', label: 'Fastify + zod, MCP tools/call by hand', file: 'bench/targets/fastify-zod-mcp.ts', request: mcpEcho, isRight: isMcpEcho },
+  // What MCP costs whoever serves it: one Fastify app answering both by hand, the same checks each way.
+  { id: 'by-hand', label: 'Fastify, echo by hand, REST', file: 'bench/targets/fastify-by-hand.ts', request: restEcho, isRight: isEcho },
+  { id: 'by-hand-mcp', label: 'Fastify, echo by hand, MCP tools/call', file: 'bench/targets/fastify-by-hand.ts', request: mcpEcho, isRight: isMcpEcho },
 ]
 
 /**

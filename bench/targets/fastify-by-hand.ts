@@ -1,0 +1,55 @@
+/**
+ * The floor of the MCP face: one Fastify app serving the bench's `echo` both ways as plainly as
+ * each allows, with the same zod schemas checked the same way (by hand, so the two differ in
+ * the protocol only): `POST /tools/echo` answers the output as JSON; `POST /mcp` answers the
+ * bench's `tools/call` (one tool, stateless, a JSON response) after the transport's checks
+ * (Origin, Accept, MCP-Protocol-Version) and the JSON-RPC envelope, with the result as MCP has
+ * it (text content and structuredContent). The ratio of the two is what MCP itself costs,
+ * whoever serves it: the part of toolgate's `tools/call` to REST ratio no gateway can take away.
+ */
+import Fastify, { type FastifyReply } from 'fastify'
+import type { AddressInfo } from 'node:net'
+import { announce } from './announce.js'
+import { echo, ECHO_PATH, EchoInput, EchoOutput } from './echo.js'
+
+interface RpcRequest {
+  readonly jsonrpc?: unknown
+  readonly id?: unknown
+  readonly method?: unknown
+  readonly params?: { readonly name?: unknown, readonly arguments?: unknown }
+}
+
+const VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26'])
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+const app = Fastify({ logger: false })
+
+app.post(ECHO_PATH, async (request, reply) => {
+  void reply.type(JSON_TYPE)
+  const input = EchoInput.safeParse(request.body)
+  if (!input.success) return await reply.code(400).send(JSON.stringify({ title: 'invalid input', detail: input.error.message }))
+  return JSON.stringify(EchoOutput.parse(echo(input.data)))
+})
+
+app.post('/mcp', async (request, reply) => {
+  const call = request.body as RpcRequest
+  const id = typeof call?.id === 'string' || typeof call?.id === 'number' ? call.id : null
+  const answer = (body: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', id, ...body })
+  const refuse = async (status: number, message: string): Promise<FastifyReply> => await reply.code(status).send(answer({ error: { code: -32600, message } }))
+  void reply.type(JSON_TYPE)
+  const { origin, accept } = request.headers
+  const version = request.headers['mcp-protocol-version']
+  if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`) return await refuse(403, 'origin not allowed')
+  if (accept !== undefined && !accept.includes('application/json') && !accept.includes('*/*')) return await refuse(406, 'not acceptable')
+  if (typeof version === 'string' && !VERSIONS.has(version)) return await refuse(400, 'unsupported protocol version')
+  if (call?.jsonrpc !== '2.0' || id === null || call.method !== 'tools/call') return await refuse(400, 'invalid request')
+  if (call.params?.name !== 'echo') return answer({ error: { code: -32602, message: 'unknown tool' } })
+  const input = EchoInput.safeParse(call.params.arguments ?? {})
+  if (!input.success) return answer({ result: { content: [{ type: 'text', text: input.error.message }], isError: true } })
+  // The output's JSON once, then as a string for the text content: the least MCP's result takes.
+  const json = JSON.stringify(EchoOutput.parse(echo(input.data)))
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}`
+})
+
+await app.listen({ host: '127.0.0.1', port: 0 })
+announce((app.server.address() as AddressInfo).port)
