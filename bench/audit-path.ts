@@ -11,12 +11,19 @@
  *   npx tsx bench/audit-path.ts [--calls 200000] [--rounds 7] [--tree DIR] [--fsync]
  *
  * `--tree` measures another checkout's code, for a before and after; `--fsync` syncs after
- * every write (`AUDIT_FSYNC=true`). Beside the CPU time, the heap bytes a call allocates.
+ * every write (`AUDIT_FSYNC=true`). Beside the CPU time, the heap bytes a call allocates, and
+ * the same line made plainly with nothing but what its guarantees need (the input's digest, the
+ * line's text as the trail writes it, its SHA-256 over the previous hash, one write per burst),
+ * no queue, no drop accounting, no torn-line recovery: what the trail costs beyond that is its
+ * own machinery, and what the plain line costs is the guarantees' own.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, write } from 'node:fs'
+import { hash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
+import type { CallRecord } from '../src/core/call-record.js'
+import { callFields, type CallFacts } from '../src/services/audit/call-line.js'
 import { takeFlag } from './lib/args.js'
 
 const args = process.argv.slice(2)
@@ -63,6 +70,34 @@ async function round (audited: boolean): Promise<number> {
   return (used.user + used.system) / calls
 }
 
+/**
+ * A round of plain lines: each call's line made as the trail makes its text and chained by hand,
+ * a burst's lines written at once (the write's thread counted, as the trail's is).
+ */
+const plainFd = openSync(join(dir, 'plain.log'), 'w')
+let plainSeq = 0
+let plainHead = '0'.repeat(64)
+async function plainRound (): Promise<number> {
+  const before = process.cpuUsage()
+  const writes: Array<Promise<void>> = []
+  for (let i = 0; i < calls; i += BURST) {
+    let burst = ''
+    for (let j = 0; j < BURST; j++) {
+      const [record, facts] = settled()
+      const digest = `sha256:${hash('sha256', JSON.stringify(facts.input))}`
+      const body = `{"type":"toolgate.audit/v1","seq":${++plainSeq},"prev":"${plainHead}",${callFields(record as unknown as CallRecord, facts as unknown as CallFacts, digest, undefined)}`
+      plainHead = hash('sha256', body)
+      burst += `${body},"hash":"${plainHead}"}\n`
+    }
+    const bytes = Buffer.from(burst)
+    writes.push(new Promise((resolve, reject) => { write(plainFd, bytes, error => { if (error === null) resolve(); else reject(error) }) }))
+    await new Promise(resolve => setImmediate(resolve))
+  }
+  await Promise.all(writes)
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / calls
+}
+
 /** Heap bytes per audited call: the heap's growth over bursts made without a pause, the median of those no collection ran in. */
 function allocated (): number {
   const grown: number[] = []
@@ -76,16 +111,26 @@ function allocated (): number {
   return Math.round(grown[Math.floor(grown.length / 2)] ?? Number.NaN)
 }
 
+function spread (values: number[]): string {
+  values.sort((a, b) => a - b)
+  return `${values[Math.floor(values.length / 2)]!.toFixed(2)} us per call (median of ${values.length}; range ${values[0]!.toFixed(2)}-${values.at(-1)!.toFixed(2)})`
+}
+
 try {
   for (let i = 0; i < 2; i++) await round(true)
   const us: number[] = []
   for (let i = 0; i < rounds; i++) us.push(await round(true) - await round(false))
-  us.sort((a, b) => a - b)
   const bytes = allocated()
   await trail.flush()
-  process.stdout.write(`audit${fsync ? ' (fsync)' : ''}: ${us[Math.floor(us.length / 2)]!.toFixed(2)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)}), ${bytes} bytes allocated; ${tree}\n`)
+  process.stdout.write(`audit${fsync ? ' (fsync)' : ''}: ${spread(us)}, ${bytes} bytes allocated; ${tree}\n`)
+  if (!fsync) {
+    const plain: number[] = []
+    for (let i = 0; i < rounds; i++) plain.push(await plainRound() - await round(false))
+    process.stdout.write(`plain line (its digest, text, hash and write alone): ${spread(plain)}\n`)
+  }
 } finally {
   void kept
+  closeSync(plainFd)
   await trail.close()
   rmSync(dir, { recursive: true, force: true })
 }
