@@ -8,7 +8,10 @@
  * req/s ratio on a 2-core machine: use it to compare a change, and the features bench for what
  * a user sees.
  *
- *   npx tsx bench/audit-path.ts [--calls 200000] [--rounds 7] [--tree DIR] [--fsync]
+ *   npm run bench:audit -- [--calls 200000] [--rounds 7] [--tree DIR] [--fsync]
+ *
+ * (Run with the loader the bench's servers run with, `runtime/register.mjs`: under tsx, whose
+ * keepNames wraps every closure made in a `__name()` call, a call measured 1 to 3 us more.)
  *
  * `--tree` measures another checkout's code, for a before and after; `--fsync` syncs after
  * every write (`AUDIT_FSYNC=true`). Beside the CPU time, the heap bytes a call allocates, and
