@@ -22,6 +22,7 @@ import { resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
 import { startOtlpSink } from './lib/otlp-sink.js'
 import { takeFlag } from './lib/args.js'
+import { HandTracer, nowMs } from './targets/spans-by-hand.js'
 
 const args = process.argv.slice(2)
 const calls = Number(takeFlag(args, 'calls', '20000'))
@@ -29,6 +30,8 @@ const rounds = Number(takeFlag(args, 'rounds', '9'))
 const tree = resolve(takeFlag(args, 'tree', '.'))
 const protocol = takeFlag(args, 'protocol', 'http/protobuf')
 const betweenKiB = Number(takeFlag(args, 'between', '0'))
+const byHand = !args.includes('--no-floor')
+if (!byHand) args.splice(args.indexOf('--no-floor'), 1)
 const samplers = args.length > 0 ? args : ['always_on', 'parentbased_traceidratio=0.1', 'always_off']
 
 /**
@@ -70,7 +73,7 @@ const { ServerSpan } = await import(`${tree}/src/services/tracing/server-span.ts
 const { echoTool } = await import(`${tree}/bench/targets/toolgate-tools.ts`)
 
 const sink = await startOtlpSink()
-const headers = { host: '127.0.0.1:3000', 'content-type': 'application/json', 'x-api-key': 'bench', 'content-length': '40' }
+const headers: Record<string, string> = { host: '127.0.0.1:3000', 'content-type': 'application/json', 'x-api-key': 'bench', 'content-length': '40' }
 
 for (const spec of samplers) {
   const [sampler, arg] = spec.split('=')
@@ -88,6 +91,22 @@ for (const spec of samplers) {
     span.end({ callId: `call-${n++}-0123456789abcdef`, outcome: 'ok', status: 200, executed: true, queueMs: 0, executeMs: 0.012, dryRun: false, escalated: false, mutatedResources: [] })
     request.serverSpan.end(200)
   }
+  await measure(spec, call, flush)
+  await tracing.shutdown()
+  if (!byHand) continue
+  // The same two spans written by hand at the same ratio (bench/targets/spans-by-hand.ts): the
+  // work any tracer of them does, without span objects, maps, contexts or limits.
+  const hand = new HandTracer(sink, sampler === 'always_on' ? 1 : sampler === 'always_off' ? 0 : Number(arg ?? 1))
+  const handCall = (): void => {
+    const span = hand.open(headers.traceparent)
+    if (span === undefined) return
+    hand.endCall(span, nowMs(), `call-${n++}-0123456789abcdef`, 0.012)
+    hand.endServer(span, 'POST', '/tools/echo', 200)
+  }
+  await measure('  by hand (the floor)', handCall, async () => { hand.flush() })
+}
+
+async function measure (label: string, call: () => void, flush: () => Promise<void>): Promise<void> {
   const round = async (traced = true): Promise<number> => {
     const before = process.cpuUsage()
     for (let i = 0; i < calls; i++) {
@@ -105,6 +124,6 @@ for (const spec of samplers) {
   // With other work between calls, each round is measured beside one of the work alone.
   for (let i = 0; i < rounds; i++) us.push(betweenKiB > 0 ? -await round(false) + await round() : await round())
   us.sort((a, b) => a - b)
-  process.stdout.write(`${spec.padEnd(30)} ${us[Math.floor(us.length / 2)]!.toFixed(2).padStart(6)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)}), ${allocated(call)} bytes allocated\n`)
-  await tracing.shutdown()
+  process.stdout.write(`${label.padEnd(30)} ${us[Math.floor(us.length / 2)]!.toFixed(2).padStart(6)} us per call (median of ${rounds}; range ${us[0]!.toFixed(2)}-${us.at(-1)!.toFixed(2)}), ${allocated(call)} bytes allocated\n`)
 }
+

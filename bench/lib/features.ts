@@ -25,6 +25,8 @@ export const FEATURE_PAIRS: readonly FeaturePair[] = [
   { feature: 'tracing, every call sampled (always_on)', variant: 'traced-always-on', reference: 'untraced', minRate: 0.8 },
   { feature: 'tracing, parentbased_traceidratio 0.1', variant: 'traced-ratio-0.1', reference: 'untraced', minRate: 0.95 },
   { feature: 'tracing at 0.1 with TRACE_ACTIVE_SPAN=true (the tool\'s span active)', variant: 'traced-ratio-0.1-active', reference: 'untraced' },
+  { feature: 'tracing by hand on bare Fastify, every call (what the two spans and their export cost whoever makes them)', variant: 'by-hand-traced', reference: 'by-hand' },
+  { feature: 'tracing by hand on bare Fastify, 0.1', variant: 'by-hand-traced-0.1', reference: 'by-hand' },
   { feature: 'MCP tools/call vs REST POST /tools/echo', variant: 'untraced-mcp', reference: 'untraced', minRate: 0.95 },
   { feature: 'MCP tools/call vs REST, both by hand on bare Fastify (what the protocol itself costs)', variant: 'by-hand-mcp', reference: 'by-hand' },
   { feature: 'Redis slots (REDIS_URL) for a read-only tool', variant: 'toolgate-redis', reference: 'toolgate-echo', minRate: 0.9 },

@@ -77,7 +77,8 @@ export const TARGETS: readonly Target[] = [
  * The gateway with one production feature on, and the same gateway with it off (each variant's
  * reference, see features.ts): `echo` over REST and MCP untraced, traced at two samplers, and a
  * writing `echo` with and without the audit log; the reference twice, for the bench's own noise;
- * and one Fastify app answering `echo` by hand over REST and over MCP, for what MCP itself costs.
+ * and one Fastify app answering `echo` by hand over REST and over MCP, and traced by hand, for
+ * what MCP and tracing cost whoever serves them.
  */
 export const FEATURE_TARGETS: readonly Target[] = [
   { id: 'untraced', label: 'echo, REST, untraced', file: 'bench/targets/toolgate-untraced.ts', request: keyed(restEcho), isRight: isEcho },
@@ -93,6 +94,8 @@ export const FEATURE_TARGETS: readonly Target[] = [
   // What MCP costs whoever serves it: one Fastify app answering both by hand, the same checks each way.
   { id: 'by-hand', label: 'Fastify, echo by hand, REST', file: 'bench/targets/fastify-by-hand.ts', request: restEcho, isRight: isEcho },
   { id: 'by-hand-mcp', label: 'Fastify, echo by hand, MCP tools/call', file: 'bench/targets/fastify-by-hand.ts', request: mcpEcho, isRight: isMcpEcho },
+  { id: 'by-hand-traced', label: 'Fastify, echo by hand, REST, spans by hand (always_on)', file: 'bench/targets/fastify-by-hand.ts', env: { BENCH_TRACE: 'always_on' }, request: restEcho, isRight: isEcho },
+  { id: 'by-hand-traced-0.1', label: 'Fastify, echo by hand, REST, spans by hand (0.1)', file: 'bench/targets/fastify-by-hand.ts', env: { BENCH_TRACE: '0.1' }, request: restEcho, isRight: isEcho },
 ]
 
 /**

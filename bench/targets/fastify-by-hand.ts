@@ -6,11 +6,17 @@
  * (Origin, Accept, MCP-Protocol-Version) and the JSON-RPC envelope, with the result as MCP has
  * it (text content and structuredContent). The ratio of the two is what MCP itself costs,
  * whoever serves it: the part of toolgate's `tools/call` to REST ratio no gateway can take away.
+ *
+ * With BENCH_TRACE (`always_on`, or a ratio such as `0.1`), the REST route is traced by hand
+ * (`spans-by-hand.ts`), exporting to a receiver in another process: against the same app
+ * untraced, what tracing those two spans costs whoever makes them.
  */
 import Fastify, { type FastifyReply } from 'fastify'
 import type { AddressInfo } from 'node:net'
 import { announce } from './announce.js'
+import { startOtlpSink } from '../lib/otlp-sink.js'
 import { echo, ECHO_PATH, EchoInput, EchoOutput } from './echo.js'
+import { HandTracer, nowMs, type HandSpan } from './spans-by-hand.js'
 
 interface RpcRequest {
   readonly jsonrpc?: unknown
@@ -24,11 +30,31 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 const app = Fastify({ logger: false })
 
+const trace = process.env.BENCH_TRACE
+const tracer = trace === undefined || trace === '' ? undefined : new HandTracer(await startOtlpSink(), trace === 'always_on' ? 1 : Number(trace))
+const spans = new WeakMap<object, HandSpan>()
+let calls = 0
+if (tracer !== undefined) {
+  app.addHook('onRequest', (request, reply, done) => {
+    const span = tracer.open(request.headers.traceparent)
+    if (span !== undefined) {
+      spans.set(request, span)
+      const response = reply.raw
+      response.on('close', () => { tracer.endServer(span, request.method, ECHO_PATH, response.statusCode) })
+    }
+    done()
+  })
+}
+
 app.post(ECHO_PATH, async (request, reply) => {
   void reply.type(JSON_TYPE)
+  const span = tracer === undefined ? undefined : spans.get(request)
+  const start = nowMs()
   const input = EchoInput.safeParse(request.body)
   if (!input.success) return await reply.code(400).send(JSON.stringify({ title: 'invalid input', detail: input.error.message }))
-  return JSON.stringify(EchoOutput.parse(echo(input.data)))
+  const output = JSON.stringify(EchoOutput.parse(echo(input.data)))
+  if (span !== undefined) tracer!.endCall(span, start, `call-${++calls}`, nowMs() - start)
+  return output
 })
 
 app.post('/mcp', async (request, reply) => {
