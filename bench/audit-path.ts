@@ -28,6 +28,7 @@ import { getHeapStatistics } from 'node:v8'
 import type { CallRecord } from '../src/core/call-record.js'
 import { callFields, type CallFacts } from '../src/services/audit/call-line.js'
 import { takeFlag } from './lib/args.js'
+import { medianAndRange } from './lib/stats.js'
 
 const args = process.argv.slice(2)
 const calls = Number(takeFlag(args, 'calls', '200000'))
@@ -114,23 +115,22 @@ function allocated (): number {
   return Math.round(grown[Math.floor(grown.length / 2)] ?? Number.NaN)
 }
 
-function spread (values: number[]): string {
-  values.sort((a, b) => a - b)
-  return `${values[Math.floor(values.length / 2)]!.toFixed(2)} us per call (median of ${values.length}; range ${values[0]!.toFixed(2)}-${values.at(-1)!.toFixed(2)})`
-}
-
 try {
   for (let i = 0; i < 2; i++) await round(true)
   const us: number[] = []
-  for (let i = 0; i < rounds; i++) us.push(await round(true) - await round(false))
+  const plain: number[] = []
+  // Round for round, so that the trail and the plain line see the same minutes of the machine.
+  for (let i = 0; i < rounds; i++) {
+    const audited = await round(true)
+    const loop = await round(false)
+    us.push(audited - loop)
+    if (!fsync) plain.push(await plainRound() - loop)
+  }
   const bytes = allocated()
   await trail.flush()
-  process.stdout.write(`audit${fsync ? ' (fsync)' : ''}: ${spread(us)}, ${bytes} bytes allocated; ${tree}\n`)
-  if (!fsync) {
-    const plain: number[] = []
-    for (let i = 0; i < rounds; i++) plain.push(await plainRound() - await round(false))
-    process.stdout.write(`plain line (its digest, text, hash and write alone): ${spread(plain)}\n`)
-  }
+  const ratios = us.map((value, i) => value / plain[i]!)
+  process.stdout.write(`audit${fsync ? ' (fsync)' : ''}: ${medianAndRange(us, ' us per call')}, ${bytes} bytes allocated; ${tree}\n`)
+  if (!fsync) process.stdout.write(`plain line (its digest, text, hash and write alone): ${medianAndRange(plain, ' us per call')}; the trail over it round by round: ${medianAndRange(ratios, 'x')}\n`)
 } finally {
   void kept
   closeSync(plainFd)

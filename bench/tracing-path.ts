@@ -25,6 +25,7 @@ import { resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
 import { startOtlpSink } from './lib/otlp-sink.js'
 import { takeFlag } from './lib/args.js'
+import { medianAndRange } from './lib/stats.js'
 import { HandTracer, nowMs } from './targets/spans-by-hand.js'
 
 const args = process.argv.slice(2)
@@ -157,13 +158,7 @@ async function measure (subjects: readonly Subject[]): Promise<void> {
     }
   }
   for (const [at, subject] of subjects.entries()) {
-    const paired = at === 0 ? '' : `; x ${subjects[0]!.label.trim()} round by round: ${spread(us[at]!.map((value, i) => value / us[0]![i]!), 'x')}`
-    process.stdout.write(`${subject.label.padEnd(30)} ${spread([...us[at]!], ' us per call')}, ${allocated(subject.call)} bytes allocated${paired}\n`)
+    const paired = at === 0 ? '' : `; x ${subjects[0]!.label.trim()} round by round: ${medianAndRange(us[at]!.map((value, i) => value / us[0]![i]!), 'x')}`
+    process.stdout.write(`${subject.label.padEnd(30)} ${medianAndRange(us[at]!, ' us per call')}, ${allocated(subject.call)} bytes allocated${paired}\n`)
   }
-}
-
-/** Median (range) of values. */
-function spread (values: number[], unit: string): string {
-  values.sort((a, b) => a - b)
-  return `${values[Math.floor(values.length / 2)]!.toFixed(2)}${unit} (median of ${values.length}; range ${values[0]!.toFixed(2)}-${values.at(-1)!.toFixed(2)})`
 }

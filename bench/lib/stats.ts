@@ -15,3 +15,9 @@ export function median (values: readonly number[]): number {
 export function spread (values: readonly number[]): number {
   return (Math.max(...values) - Math.min(...values)) / median(values)
 }
+
+/** "median unit (median of n; range min-max)", as the in-process benches print a set of rounds. */
+export function medianAndRange (values: readonly number[], unit: string): string {
+  const sorted = [...values].sort((a, b) => a - b)
+  return `${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}${unit} (median of ${sorted.length}; range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})`
+}
