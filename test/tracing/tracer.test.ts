@@ -173,17 +173,24 @@ describe('the gateway\'s tracer, beside the SDK\'s', () => {
   })
 
   it('takes a time given as performance.now() as the SDK does: on the wall clock, within a millisecond', () => {
-    const { ours, theirs, finished } = pair()
-    const at = performance.now() - 5
-    for (const tracer of [ours, theirs]) {
-      const span = tracer.startSpan('performance time', { startTime: null as never })
-      span.addEvent('earlier', at)
-      span.end()
-    }
-    const [[mine], [sdk]] = finished()
     const ms = ([s, ns]: [number, number]): number => s * 1e3 + ns / 1e6
-    expect(Math.abs(ms(mine!.events[0]!.time) - ms(sdk!.events[0]!.time))).toBeLessThan(1)
-    expect(Math.abs(ms(mine!.events[0]!.time) - (Date.now() - 5))).toBeLessThan(1_000)
-    expect(Math.abs(ms(mine!.startTime) - ms(sdk!.startTime))).toBeLessThan(50)
+    // Each tracer ties the monotonic clock to Date.now() (whole milliseconds) when its span
+    // starts, in two clock reads: a thread preempted between them (a loaded CI machine: 1.7 ms
+    // seen) ties it off by the pause. So the closest of five pairs is held to the millisecond.
+    const apart: number[] = []
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { ours, theirs, finished } = pair()
+      const at = performance.now() - 5
+      for (const tracer of [ours, theirs]) {
+        const span = tracer.startSpan('performance time', { startTime: null as never })
+        span.addEvent('earlier', at)
+        span.end()
+      }
+      const [[mine], [sdk]] = finished()
+      apart.push(Math.abs(ms(mine!.events[0]!.time) - ms(sdk!.events[0]!.time)))
+      expect(Math.abs(ms(mine!.events[0]!.time) - (Date.now() - 5))).toBeLessThan(1_000)
+      expect(Math.abs(ms(mine!.startTime) - ms(sdk!.startTime))).toBeLessThan(50)
+    }
+    expect(Math.min(...apart)).toBeLessThan(1)
   })
 })
