@@ -82,9 +82,10 @@ export function callTracer (tracing: Tracing): CallTracer {
   const active = contextManagerInstalled()
   return (tool, request, carrier, mcp) => {
     const parent = typeof carrier?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, carrier) : parentOf(request)
-    const span = new CallSpan(tracing.tracer, factsOf(tool), parent, active)
+    const facts = factsOf(tool)
+    const span = new CallSpan(tracing.tracer, facts, parent, active)
     if (mcp !== undefined) nameMcpSpans(request, span, tool, mcp)
-    else if (carrier === undefined) nameToolRoute(request, tool)
+    else if (carrier === undefined) nameToolRoute(request, tool, facts)
     return span
   }
 }
@@ -105,15 +106,16 @@ function contextManagerInstalled (): boolean {
  * operation, as the document has it (`POST /tools/get_weather`): the ids are the catalog's, a
  * bounded set, never what a caller sent (an unknown id never reaches here).
  */
-function nameToolRoute (request: FastifyRequest, tool: AnyTool): void {
+function nameToolRoute (request: FastifyRequest, tool: AnyTool, facts: ToolSpanFacts): void {
   const server = request.serverSpan
   // A span the sampler left out records no name: spare it the work.
   if (server === null || !server.isRecording) return
   // (Fastify builds a dozen-field object at each read of `routeOptions`.)
   const pattern = request.routeOptions.url
   if (pattern === undefined) return
-  const route = pattern.replace(/:id$/, tool.id)
-  server.rename(`${request.method} ${route}`, { 'http.route': route })
+  let route = facts.routes.get(pattern)
+  if (route === undefined) facts.routes.set(pattern, route = pattern.replace(/:id$/, tool.id))
+  server.rename(`${request.method} ${route}`, route)
 }
 
 /** The request's server span, else (an untraced path) whatever the caller's headers carry. */
@@ -137,5 +139,5 @@ function nameMcpSpans (request: FastifyRequest, call: CallSpan, tool: AnyTool, m
   }
   setOwnAttributes(call.span, attributes)
   if (!serverRecorded) return
-  server.rename(`${mcp.method} ${tool.id}`, { ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
+  server.rename(`${mcp.method} ${tool.id}`, undefined, { ...attributes, 'gen_ai.tool.name': tool.id, 'gen_ai.operation.name': 'execute_tool' })
 }

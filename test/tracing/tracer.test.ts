@@ -5,7 +5,10 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { suppressTracing } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-node'
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { PooledIdGenerator } from '../../src/services/tracing/id-generator.js'
+import { serializeSpans } from '../../src/services/tracing/otlp-protobuf.js'
+import { AttributeShape, setShapedAttributes } from '../../src/services/tracing/own-attributes.js'
 import { GatewayTracer } from '../../src/services/tracing/tracer.js'
 
 /*
@@ -48,7 +51,16 @@ const linked = (n: number): { traceId: string, spanId: string, traceFlags: numbe
 type Step = (span: Span) => void
 const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '')
 const value = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.array(fc.string({ maxLength: 15 }), { maxLength: 3 }), fc.constantFrom(null, undefined, { not: 'a value' }, [1, 'mixed']))
+/** The gateway's own attributes, as a block of one shape (on the SDK's span: one by one, as `setShapedAttributes` sets them there). */
+const ownValue = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.array(fc.string({ maxLength: 15 }), { maxLength: 3 }))
+const shaped = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), { minLength: 1, maxLength: 5 })
+  .chain(keys => fc.tuple(fc.constant(keys), fc.array(ownValue, { minLength: keys.length, maxLength: keys.length }), fc.boolean()))
+  .map(([keys, values, fixed]) => {
+    const block = { shape: new AttributeShape(keys), values, fixed }
+    return (span: Span) => { setShapedAttributes(span, block) }
+  })
 const step: fc.Arbitrary<Step> = fc.oneof(
+  shaped,
   fc.tuple(key, value).map(([k, v]) => (span: Span) => { span.setAttribute(k, v as never) }),
   fc.dictionary(key, value, { maxKeys: 4 }).map(attrs => (span: Span) => { span.setAttributes(attrs as never) }),
   fc.tuple(fc.string({ maxLength: 6 }), fc.dictionary(key, value, { maxKeys: 4 })).map(([name, attrs]) => (span: Span) => { span.addEvent(name, attrs as never) }),
@@ -87,6 +99,17 @@ describe('the gateway\'s tracer, beside the SDK\'s', () => {
       }
       const [mine, sdk] = finished()
       expect(mine.map(recorded)).toEqual(sdk.map(recorded))
+    }), { numRuns: 300 })
+  })
+
+  it('writes a span\'s own attributes, kept in blocks, as the SDK\'s serializer writes what the span says it holds', () => {
+    fc.assert(fc.property(fc.array(step, { maxLength: 14 }), fc.constantFrom(Infinity, 0), (steps, valueLength) => {
+      const { ours, finished } = pair(new AlwaysOnSampler(), valueLength)
+      const span = ours.startSpan('op', { attributes: { start: 'x' } })
+      for (const s of steps) s(span)
+      span.end()
+      const [[mine]] = finished()
+      expect(Buffer.from(serializeSpans([mine!])).toString('hex')).toBe(Buffer.from(ProtobufTraceSerializer.serializeRequest([mine!])!).toString('hex'))
     }), { numRuns: 300 })
   })
 

@@ -1,7 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
 import type { CallRecord } from '../../core/call-record.js'
 import type { AnyTool, TraceContext } from '../../core/tool.js'
-import { setOwnAttributes } from './own-attributes.js'
+import { AttributeShape, fixedAttributes, setShapedAttributes, type OwnAttributes } from './own-attributes.js'
 
 /*
  * The span of one tool call, after the OpenTelemetry GenAI conventions for tool execution
@@ -13,18 +13,21 @@ import { setOwnAttributes } from './own-attributes.js'
 /** The declaration's span name and attributes, made once per tool rather than once per call. */
 export interface ToolSpanFacts {
   readonly name: string
-  readonly attributes: Readonly<Record<string, string | boolean | string[]>>
+  readonly attributes: OwnAttributes
+  /** The tool's own route on the server span, by the pattern of the route that served it (`/tools/:id` -> `/tools/get_weather`). */
+  readonly routes: Map<string, string>
 }
 
 export function toolSpanFacts (tool: AnyTool): ToolSpanFacts {
   return Object.freeze({
     name: `execute_tool ${tool.id}`,
-    attributes: Object.freeze({
+    routes: new Map<string, string>(),
+    attributes: fixedAttributes({
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': tool.id,
       'gen_ai.tool.type': 'function',
       'toolgate.tool.kind': tool.kind,
-      'toolgate.tool.effects': [...tool.effects],
+      'toolgate.tool.effects': Object.freeze([...tool.effects]) as string[],
       'toolgate.tool.read_only': tool.isReadOnly,
       'toolgate.tool.concurrency_safe': tool.isConcurrencySafe,
     }),
@@ -32,6 +35,12 @@ export function toolSpanFacts (tool: AnyTool): ToolSpanFacts {
 }
 
 const INTERNAL: SpanOptions = Object.freeze({ kind: SpanKind.INTERNAL })
+
+/** What the pipeline decided, on every call's span. */
+const OUTCOME = new AttributeShape([
+  'gen_ai.tool.call.id', 'toolgate.outcome', 'toolgate.status', 'toolgate.executed', 'toolgate.queue_wait_ms',
+  'toolgate.execute_ms', 'toolgate.idempotent_replay', 'toolgate.dry_run', 'toolgate.escalated',
+])
 
 /** Outcomes that are not failures of the call (the span keeps status UNSET, as the spec asks). */
 const SUCCESS = new Set(['ok', 'dry_run', 'replayed'])
@@ -51,7 +60,7 @@ export class CallSpan {
     // `startSpan`, they would be checked and copied also for a span the sampler leaves out.
     // (The samplers toolgate configures decide on the trace id and the parent, never on attributes.)
     this.span = tracer.startSpan(tool.name, INTERNAL, parent)
-    if (this.span.isRecording()) setOwnAttributes(this.span, tool.attributes)
+    if (this.span.isRecording()) setShapedAttributes(this.span, tool.attributes)
     const { traceId, spanId, traceFlags, traceState } = this.span.spanContext()
     const traceparent = `00-${traceId}-${spanId}-${traceFlags === 1 ? '01' : traceFlags === 0 ? '00' : traceFlags.toString(16).padStart(2, '0')}`
     const tracestate = traceState?.serialize()
@@ -83,16 +92,9 @@ export class CallSpan {
       span.end()
       return
     }
-    setOwnAttributes(span, {
-      'gen_ai.tool.call.id': record.callId,
-      'toolgate.outcome': record.outcome,
-      'toolgate.status': record.status,
-      'toolgate.executed': record.executed,
-      'toolgate.queue_wait_ms': record.queueMs,
-      'toolgate.execute_ms': record.executeMs,
-      'toolgate.idempotent_replay': record.outcome === 'replayed',
-      'toolgate.dry_run': record.dryRun,
-      'toolgate.escalated': record.escalated,
+    setShapedAttributes(span, {
+      shape: OUTCOME,
+      values: [record.callId, record.outcome, record.status, record.executed, record.queueMs, record.executeMs, record.outcome === 'replayed', record.dryRun, record.escalated],
     })
     // Approvals are built on another branch: whoever wires them passes the id here.
     if (approvalId !== undefined) span.setAttribute('toolgate.approval_id', approvalId)

@@ -1,5 +1,6 @@
 import type { Link, SpanContext } from '@opentelemetry/api'
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-node'
+import type { AttributeShape, OwnAttributes } from './own-attributes.js'
 import { Encoder } from './protobuf-writer.js'
 
 /*
@@ -17,6 +18,8 @@ import { Encoder } from './protobuf-writer.js'
  */
 
 type Attributes = Readonly<Record<string, unknown>>
+/** A span that keeps the gateway's attributes in blocks (`recorded-span.ts`): they come first in `attributes`, then the rest. */
+interface ShapedSpan { readonly shapedAttributes: readonly OwnAttributes[] | undefined, readonly plainAttributes: Attributes }
 interface Resource { readonly attributes: Attributes, readonly schemaUrl?: string }
 interface Scope { readonly name: string, readonly version?: string, readonly schemaUrl?: string, readonly attributes?: Attributes, readonly droppedAttributesCount?: number }
 
@@ -161,7 +164,13 @@ function writeSpan (out: Encoder, span: ReadableSpan): void {
   out.time(span.startTime)
   out.tag(8, 1)
   out.time(span.endTime)
-  if (truthy(span.attributes)) writeAttributes(out, span.attributes, 9)
+  const shaped = span as Partial<ShapedSpan> & ReadableSpan
+  if (shaped.plainAttributes === undefined) {
+    if (truthy(span.attributes)) writeAttributes(out, span.attributes, 9)
+  } else {
+    if (shaped.shapedAttributes !== undefined) for (const block of shaped.shapedAttributes) writeBlock(out, block)
+    writeAttributes(out, shaped.plainAttributes, 9)
+  }
   out.tag(10, 0)
   out.varint(span.droppedAttributesCount)
   for (const event of span.events) writeEvent(out, event)
@@ -220,32 +229,54 @@ function spanFlags (traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote === true ? IS_REMOTE : 0)
 }
 
-/**
- * Each own key as a `KeyValue` in `field`, in the object's order. A key with a short string or
- * a boolean (a tool's name, an outcome, a flag) is copied whole from the pairs seen before.
- */
+/** Each own key as a `KeyValue` in `field`, in the object's order. */
 function writeAttributes (out: Encoder, attributes: Attributes, field: number): void {
   for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue
-    const value = attributes[key]
-    out.tag(field, 2)
-    const known = knownKey(key)
-    const repeats = known !== undefined && (typeof value === 'boolean' || (typeof value === 'string' && value.length <= MAX_VALUE_LENGTH))
-    const pair = repeats ? known.pairs.get(value) : undefined
-    if (pair !== undefined) {
-      out.copy(pair)
-      continue
-    }
-    const start = out.begin()
-    if (known === undefined) out.field(1, key)
-    else out.copy(known.field)
-    out.tag(2, 2)
-    const valueStart = out.begin()
-    writeAnyValue(out, value)
-    out.end(valueStart)
-    out.end(start)
-    if (repeats && known.pairs.size < MAX_PAIRS) known.pairs.set(value, out.since(start))
+    if (Object.hasOwn(attributes, key)) writeKeyValue(out, field, key, knownKey(key), attributes[key])
   }
+}
+
+/** A fixed block's `KeyValue`s, encoded at their first span: a declaration's, the same for every call of its tool. */
+const fixedBlocks = new WeakMap<OwnAttributes, Uint8Array>()
+/** Each shape's keys as `knownKey` has them, looked up once. */
+const shapeKeys = new WeakMap<AttributeShape, ReadonlyArray<KnownKey | undefined>>()
+
+/** A span's block of the gateway's own attributes, by position: the keys' bytes found once per shape. */
+function writeBlock (out: Encoder, block: OwnAttributes): void {
+  const fixed = block.fixed === true ? fixedBlocks.get(block) : undefined
+  if (fixed !== undefined) {
+    out.copy(fixed)
+    return
+  }
+  const { shape, values } = block
+  let known = shapeKeys.get(shape)
+  if (known === undefined) shapeKeys.set(shape, known = shape.keys.map(knownKey))
+  const start = out.length
+  for (let i = 0; i < values.length; i++) writeKeyValue(out, 9, shape.keys[i]!, known[i], values[i])
+  if (block.fixed === true) fixedBlocks.set(block, out.since(start))
+}
+
+/**
+ * One `KeyValue` in `field`. A key with a short string or a boolean (a tool's name, an outcome, a
+ * flag) is copied whole from the pairs seen before.
+ */
+function writeKeyValue (out: Encoder, field: number, key: string, known: KnownKey | undefined, value: unknown): void {
+  out.tag(field, 2)
+  const repeats = known !== undefined && (typeof value === 'boolean' || (typeof value === 'string' && value.length <= MAX_VALUE_LENGTH))
+  const pair = repeats ? known.pairs.get(value) : undefined
+  if (pair !== undefined) {
+    out.copy(pair)
+    return
+  }
+  const start = out.begin()
+  if (known === undefined) out.field(1, key)
+  else out.copy(known.field)
+  out.tag(2, 2)
+  const valueStart = out.begin()
+  writeAnyValue(out, value)
+  out.end(valueStart)
+  out.end(start)
+  if (repeats && known.pairs.size < MAX_PAIRS) known.pairs.set(value, out.since(start))
 }
 
 /** An attribute key as written: its `KeyValue.key` field, and whole `KeyValue`s (length first) by value. */

@@ -2,12 +2,14 @@ import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Except
 import { addHrTimes, hrTime, hrTimeDuration, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, otperformance, sanitizeAttributes, type InstrumentationScope } from '@opentelemetry/core'
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node'
+import type { AttributeShape, OwnAttributes } from './own-attributes.js'
 
 /*
  * A span the sampler kept, as the SDK's own span records one (the same rules for attributes,
  * limits, events, links, status, times and a second `end`), without what the SDK's span does
  * for every call on top: a processor's `onStart`, self-observability metrics, a check and a
- * copy of every attribute the gateway sets itself (`setTrusted`). It is what the gateway's
+ * copy of every attribute the gateway sets itself (`setTrusted`; those it sets on every span
+ * come in blocks of a fixed shape, kept as they came, `setOwn`). It is what the gateway's
  * tracer (`tracer.ts`) hands out, and what a tool's own code sees as its active span.
  */
 
@@ -41,7 +43,6 @@ export class RecordedSpan implements Span, ReadableSpan {
   readonly startTime: HrTime
   endTime: HrTime = NOT_ENDED
   status: SpanStatus = UNSET
-  readonly attributes: Attributes = {}
   readonly links: Link[] = []
   readonly events: TimedEvent[] = []
   duration: HrTime = NO_DURATION
@@ -51,6 +52,10 @@ export class RecordedSpan implements Span, ReadableSpan {
   droppedLinksCount = 0
   readonly #context: SpanContext
   readonly #source: SpanSource
+  /** The attributes set one by one; with `#shaped`, what the span holds (`attributes`). */
+  #plain: Attributes = {}
+  /** The gateway's own attributes as they came (`setOwn`), each block's keys held by no other. */
+  #shaped: OwnAttributes[] | undefined
   #attributeCount = 0
   /** The monotonic clock at the start: durations come from it, the start itself from the wall clock (as the SDK's). */
   readonly #startedAt: number
@@ -78,6 +83,27 @@ export class RecordedSpan implements Span, ReadableSpan {
 
   get instrumentationScope (): InstrumentationScope {
     return this.#source.scope
+  }
+
+  /** Every attribute, the shaped blocks' first (in the order they came), then those set one by one. */
+  get attributes (): Attributes {
+    const shaped = this.#shaped
+    if (shaped === undefined) return this.#plain
+    const all: Attributes = {}
+    for (const { shape: { keys }, values } of shaped) {
+      for (let i = 0; i < keys.length; i++) all[keys[i]!] = values[i]
+    }
+    for (const key in this.#plain) all[key] = this.#plain[key]
+    return all
+  }
+
+  /** For the encoder: the shaped blocks, written as they are, then `plainAttributes` (`otlp-protobuf.ts`). */
+  get shapedAttributes (): readonly OwnAttributes[] | undefined {
+    return this.#shaped
+  }
+
+  get plainAttributes (): Attributes {
+    return this.#plain
   }
 
   spanContext (): SpanContext {
@@ -115,13 +141,44 @@ export class RecordedSpan implements Span, ReadableSpan {
     for (const key in attributes) this.#set(key, attributes[key]!, false)
   }
 
+  /**
+   * The gateway's attributes of one shape, kept as a block. One by one instead where the block
+   * would not be kept whole and unchanged: a value length limit (values may be cut), too little
+   * room left under the count limit (which of them are dropped is the SDK's rule), or a key the
+   * span holds already (the later value replaces it).
+   */
+  setOwn (attributes: OwnAttributes): void {
+    if (this.ended) return
+    const { shape, values } = attributes
+    const { attributeCount, attributeValueLength } = this.#source.limits
+    const cuts = attributeValueLength > 0 && attributeValueLength !== Infinity
+    if (cuts || this.#attributeCount + shape.keys.length > attributeCount || this.#holdsAnyOf(shape)) {
+      for (let i = 0; i < values.length; i++) this.#set(shape.keys[i]!, values[i]!, false)
+      return
+    }
+    (this.#shaped ??= []).push(attributes)
+    this.#attributeCount += shape.keys.length
+  }
+
+  #holdsAnyOf (shape: AttributeShape): boolean {
+    for (const key in this.#plain) {
+      if (shape.has(key)) return true
+    }
+    return this.#shaped?.some(block => !shape.sharesNoKeyWith(block.shape)) ?? false
+  }
+
   #set (key: string, value: AttributeValue, copy = true): void {
-    const isNew = !Object.hasOwn(this.attributes, key)
+    // A key of a block, set again: the blocks become attributes like any other, and it is replaced.
+    if (this.#shaped?.some(block => block.shape.has(key)) === true) {
+      this.#plain = this.attributes
+      this.#shaped = undefined
+    }
+    const isNew = !Object.hasOwn(this.#plain, key)
     if (isNew && this.#attributeCount >= this.#source.limits.attributeCount) {
       this.droppedAttributesCount++
       return
     }
-    this.attributes[key] = this.#truncate(value, copy)
+    this.#plain[key] = this.#truncate(value, copy)
     if (isNew) this.#attributeCount++
   }
 

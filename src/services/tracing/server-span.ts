@@ -1,5 +1,5 @@
-import { createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
-import { setOwnAttributes } from './own-attributes.js'
+import { createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
+import { AttributeShape, setOwnAttributes, setShapedAttributes } from './own-attributes.js'
 
 /*
  * The HTTP server span of one request, after the HTTP semantic conventions: kind SERVER, named
@@ -30,6 +30,11 @@ interface RequestDetails {
 
 const SERVER: SpanOptions = Object.freeze({ kind: SpanKind.SERVER })
 
+/** The request, set when the span starts; its route and status when it ends (a route may be renamed on the way). */
+const REQUEST = new AttributeShape(['http.request.method', 'url.path', 'url.scheme', 'network.protocol.version'])
+const ROUTE = new AttributeShape(['http.route'])
+const STATUS = new AttributeShape(['http.response.status_code'])
+
 /** The API's key of the span in a context: `createContextKey` is `Symbol.for`, so this is the key `trace.setSpan` writes. */
 const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN')
 
@@ -59,6 +64,8 @@ export class ServerSpan {
   readonly span: Span
   #context: Context | undefined
   readonly #parent: Context
+  /** `http.route`, set when the span ends. */
+  #route: string | undefined
   #ended = false
 
   constructor (tracer: Tracer, request: ServerRequest) {
@@ -70,13 +77,8 @@ export class ServerSpan {
     if (this.span.isRecording()) {
       const { route, scheme, httpVersion } = request.details()
       if (route !== undefined) this.span.updateName(`${request.method} ${route}`)
-      setOwnAttributes(this.span, {
-        'http.request.method': request.method,
-        'url.path': request.path,
-        'url.scheme': scheme,
-        'network.protocol.version': httpVersion,
-        ...(route === undefined ? {} : { 'http.route': route }),
-      })
+      this.#route = route
+      setShapedAttributes(this.span, { shape: REQUEST, values: [request.method, request.path, scheme, httpVersion] })
     }
   }
 
@@ -90,11 +92,16 @@ export class ServerSpan {
     return this.span.isRecording()
   }
 
-  /** The route the request is really about (`POST /tools/get_weather` for the one route that serves every tool). */
-  rename (name: string, attributes: Readonly<Record<string, string>>): void {
+  /**
+   * What the request is really about: the REST route of one tool (`POST /tools/get_weather` for
+   * the one route that serves every tool, `route` its `http.route`), an MCP method and its tool
+   * (`attributes` saying which).
+   */
+  rename (name: string, route?: string, attributes?: Readonly<Record<string, AttributeValue>>): void {
     if (!this.span.isRecording()) return
     this.span.updateName(name)
-    setOwnAttributes(this.span, attributes)
+    if (route !== undefined) this.#route = route
+    if (attributes !== undefined) setOwnAttributes(this.span, attributes)
   }
 
   /** Close with the status sent (or `aborted` when the client went away first); once only. */
@@ -103,10 +110,11 @@ export class ServerSpan {
     this.#ended = true
     const span = this.span
     if (span.isRecording()) {
+      if (this.#route !== undefined) setShapedAttributes(span, { shape: ROUTE, values: [this.#route] })
       if (aborted) {
         span.setAttribute('toolgate.client_aborted', true)
       } else {
-        span.setAttribute('http.response.status_code', statusCode)
+        setShapedAttributes(span, { shape: STATUS, values: [statusCode] })
         // Server spans are errors for 5xx only: a 4xx is the client's mistake (HTTP conventions).
         if (statusCode >= 500) {
           span.setAttribute('error.type', String(statusCode))
