@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { EFFECTS, GatewayError } from '../src/index.js'
+import { EFFECTS } from '../src/index.js'
 
 /** The approval resource: the 202 body of a call that waits for a person, and `GET /approvals/{id}`. */
 export const ApprovalSchema = z.object({
@@ -25,26 +25,3 @@ export const ApprovalSchema = z.object({
 export const DecisionBody = z.object({
   note: z.string().max(1_000).optional().describe('Passed back to the requester (shown with a rejection)'),
 }).strict()
-
-export const APPROVAL_ID_HEADER = 'approval-id'
-/** The longest `Approval-Id` documented (and accepted): a longer one names no approval, and is refused as malformed. */
-export const APPROVAL_ID_MAX = 128
-
-/** The `Approval-Id` header's one value, or a 400 pointing at it when it is longer than documented. */
-export function approvalIdOf (value: string | string[] | undefined): string | undefined {
-  const id = Array.isArray(value) ? value[0] : value
-  if (id === undefined || id.length <= APPROVAL_ID_MAX) return id
-  const message = `Approval-Id is at most ${APPROVAL_ID_MAX} characters`
-  throw new GatewayError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer: `/headers/${APPROVAL_ID_HEADER}`, message, code: 'too_big' }] })
-}
-
-/** `Prefer: wait=N` (RFC 7240): seconds, a whole number. */
-export function preferredWaitMs (prefer: string | string[] | undefined): number | undefined {
-  for (const header of [prefer ?? []].flat()) {
-    for (const preference of header.split(',')) {
-      const match = /^\s*wait\s*=\s*"?(\d{1,6})"?\s*(?:;.*)?$/i.exec(preference)
-      if (match !== null) return Number(match[1]) * 1000
-    }
-  }
-  return undefined
-}

@@ -6,7 +6,7 @@ import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../s
 import { loadToolsFromDir } from '../src/services/loader.js'
 import { ToolDocuments } from './tool-document.js'
 import { approvableBy } from './tool-operation.js'
-import { ConfigError, type Config } from '../src/services/config.js'
+import { ConfigError, inputBoundsOf, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { traceSpanMetrics } from '../src/services/metrics/trace-metrics.js'
 import { createRedisClient, whenReady } from '../src/services/redis/client.js'
@@ -14,6 +14,7 @@ import { idempotencyStoreOf } from '../src/services/idempotency-store.js'
 import { createSharedSlots } from '../src/services/redis/shared-slots.js'
 import { VERSION } from '../src/services/version.js'
 import { healthRoutes } from './health.js'
+import { boundJsonBodies } from './json-body.js'
 import { countEarlyFailure, metricsPlugin } from './metrics.js'
 import { openApiPlugin } from './openapi.js'
 import { problemPlugin, type ProblemOptions } from './problem.js'
@@ -114,6 +115,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       defaultTimeoutMs: config.toolTimeoutMs,
       maxQueuePerDomain: config.maxQueuePerSession,
       queueTimeoutMs: config.queueTimeoutMs,
+      inputBounds: inputBoundsOf(config),
       toolLimits: Object.fromEntries(Object.entries(config.toolLimits).flatMap(([id, limit]) =>
         limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
     },
@@ -133,6 +135,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     inFlight: () => catalog.inFlight,
   }
 
+  boundJsonBodies(app, inputBoundsOf(config))
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('catalog', catalog)
@@ -233,7 +236,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     })
     await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending, recent: people.recent, pagePollMs: 2_000, ...(people.signIn === undefined ? {} : { signIn: people.signIn }) })
     await scope.register(mcpRoutes, {
-      catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit,
+      catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inputBounds: inputBoundsOf(config),
       inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall,
       requestState: {
         // Replicas on one Redis share the sealing secret, so any of them opens any one's state.

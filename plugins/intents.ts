@@ -1,13 +1,14 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
 import { GatewayError, type InputIssue, type ToolCatalog } from '../src/index.js'
 import { intentEntryOf, intentSchemaOf, intentToolsOf } from '../src/services/intents.js'
+import { httpCallOptions, optionsValidator } from './call-options.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
-import { problemResponses } from './schemas.js'
+import { CallHeaders, CallQuery, problemResponses } from './schemas.js'
 
 export interface IntentOptions {
   readonly catalog: ToolCatalog<GatewayApp>
@@ -48,8 +49,9 @@ export async function intentRoutes (parent: FastifyInstance, options: IntentOpti
     schema: {
       operationId: 'resolveIntent', tags: ['gateway'], summary: 'Validate and authorize an intent; execute nothing',
       description: 'Takes `{ intent, input }` as a model produced it, runs the tool\'s pipeline as a dry run and answers its proposal.',
-      security: SECURITY, body: ResolveBody, response: { 200: Resolved, ...problemResponses([400, 401, 403, 404, 413, 415, 422]) },
+      security: SECURITY, querystring: CallQuery, headers: CallHeaders, body: ResolveBody, response: { 200: Resolved, ...problemResponses([400, 401, 403, 404, 413, 415, 422]) },
     },
+    validatorCompiler: optionsValidator(false) as FastifySchemaCompiler<unknown>,
   }, async (request, reply) => {
     const { principal } = request
     requireScope(principal, SCOPES.call)
@@ -57,15 +59,19 @@ export async function intentRoutes (parent: FastifyInstance, options: IntentOpti
     const tool = catalog.get(intent)
     // A tool that is not an intent is not one here, whatever else it is: the same 404 as an unknown name.
     if (tool?.asIntent === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no intent "${intent}"`)
+    // The same options as a REST call's; resolving is always its dry run.
+    const options = httpCallOptions(request)
+    if (options.dryRun === false) throw new GatewayError('TOOLGATE_INVALID_INPUT', 'an intent resolves as a dry run only', { errors: [{ pointer: '/query/dryRun', message: 'dryRun=false: an intent resolves as a dry run only; call the tool to run it', code: 'conflicting_option' }] })
     const gatewayApp = gatewayAppOf(request, facts)
     const { value } = await inputIssuesUnder('/input', () => catalog.invokeWith({
       app: gatewayApp,
       execution: { signal: disconnectSignalOf(reply) },
       domain: gatewayApp.domain,
       idempotencyScope: principal.id,
+      mode: options.mode,
       isPermitted: permitFor(app, principal.id),
       transport: 'intents',
-    }, { toolId: intent, input, dryRun: true }))
+    }, { ...options, toolId: intent, input, dryRun: true }))
     return { intent, proposal: value }
   })
 }

@@ -10,7 +10,10 @@ import type { CallSpan } from '../src/services/tracing/call-span.js'
 import type { CallTracer } from './tracing.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
-import { classify, errorText, JSON_RPC, JsonRpcError } from '../src/services/mcp/json-rpc.js'
+import { classify, errorText, idOf, JSON_RPC, JsonRpcError, type JsonRpcId } from '../src/services/mcp/json-rpc.js'
+import { envelopeBounds, tooComplexMessage } from '../src/services/mcp/envelope.js'
+import { boundBreachOf, type InputBounds } from '../src/core/input-bounds.js'
+import type { InputIssue } from '../src/core/errors.js'
 import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../src/services/mcp/modern.js'
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../src/services/mcp/protocol.js'
 import { ApprovalContinuations } from '../src/services/mcp/approval-continuation.js'
@@ -18,6 +21,8 @@ import type { RequestStateSeal } from '../src/services/mcp/request-state.js'
 import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../src/services/mcp/http-rules.js'
 import { VERSION } from '../src/services/version.js'
 import { disconnectSignalOf } from './disconnect.js'
+import { httpOptionsFound } from './call-options.js'
+import type { FoundOption } from '../src/core/call-options.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { problemOf } from './problem.js'
 
@@ -29,6 +34,8 @@ export interface McpOptions {
   /** Encodes a result inside the pipeline, with the REST route's response size limit. */
   readonly serialize: (value: unknown) => string
   readonly bodyLimit: number
+  /** How deep and wide a call's input may be; a message gets room for its envelope too. */
+  readonly inputBounds: InputBounds
   /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
   readonly inFlight?: (toolId: string) => InFlight
   /** Opens each call's span when tracing is on (absent: no span, no cost). */
@@ -47,6 +54,14 @@ const MCP_TRANSPORT = 'mcp'
 /** Body of a request whose JSON did not parse: answered with JSON-RPC's parse error. */
 const UNPARSABLE = Symbol('unparsable')
 
+/** Body of a request nested deeper or wider than the bounds: answered with invalid params, before anything reads it. */
+class TooComplex {
+  readonly id: JsonRpcId | null
+  constructor (message: unknown, readonly breach: InputIssue) {
+    this.id = idOf(message)
+  }
+}
+
 /**
  * MCP Streamable HTTP at `POST /mcp`, stateless: every POST is complete in itself, so any
  * replica answers any request, and no session is issued. Registered in the gateway's authenticated scope (see
@@ -61,9 +76,14 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
   const cancellations = new Cancellations()
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
   const parseJson = app.getDefaultJsonParser('error', 'error')
+  const bounds = envelopeBounds(options.inputBounds)
   app.removeContentTypeParser(['application/json', 'text/plain'])
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    void parseJson(request, body as string, (error, value) => { done(null, error === null ? value : UNPARSABLE) })
+    void parseJson(request, body as string, (error, value) => {
+      if (error !== null) { done(null, UNPARSABLE); return }
+      const breach = boundBreachOf(value, bounds)
+      done(null, breach === undefined ? value : new TooComplex(value, breach))
+    })
   })
 
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
@@ -77,6 +97,10 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
       return await sendRpc(reply, 400, errorText(null, MODERN_ERRORS.unsupportedVersion, `Unsupported protocol version: ${version}`, { supported: SUPPORTED_VERSIONS, requested: version }), sse)
     }
     if (request.body === UNPARSABLE) return await sendRpc(reply, 400, errorText(null, JSON_RPC.parseError, 'parse error: the body is not JSON'), sse)
+    if (request.body instanceof TooComplex) {
+      const { id, breach } = request.body
+      return await sendRpc(reply, 400, errorText(id, JSON_RPC.invalidParams, tooComplexMessage(breach), { errors: [breach] }), sse)
+    }
     const inbound = classify(request.body)
     if (inbound.type === 'invalid') return await sendRpc(reply, 400, errorText(inbound.id, JSON_RPC.invalidRequest, inbound.message), sse)
     if (inbound.type === 'reply') return await reply.code(202).send()
@@ -157,7 +181,7 @@ class HttpCaller implements McpCaller {
         onRecord: span === undefined && this.options.audit === undefined ? undefined : (record: CallRecord) => { this.#settled(record, input, span, call.approvalId) },
         trace: span?.headers,
       }
-      const request = { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
+      const request = { toolId, input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
       // Traced, the call runs in its span's context, as over REST (tool-call.ts).
       return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : span.run(() => this.options.catalog.invokeWith(bind, request)))
     } finally {
@@ -177,22 +201,9 @@ class HttpCaller implements McpCaller {
     return problemOf(error, this.request.id)
   }
 
-  /** The REST spellings work here too: the Idempotency-Key header, `?mode=plan` and `?dryRun=true`. */
-  get defaults (): McpCallOptions {
-    return restDefaultsOf(this.request)
-  }
-}
-
-const NO_DEFAULTS: McpCallOptions = Object.freeze({})
-
-function restDefaultsOf (request: FastifyRequest): McpCallOptions {
-  const query = request.query as Record<string, string | undefined>
-  if (request.headers['idempotency-key'] === undefined && request.headers['approval-id'] === undefined && query.mode === undefined && query.dryRun === undefined) return NO_DEFAULTS
-  return {
-    idempotencyKey: single(request.headers['idempotency-key']),
-    approvalId: single(request.headers['approval-id']),
-    ...(query.mode === 'plan' ? { mode: 'plan' as const } : {}),
-    ...(query.dryRun === 'true' ? { dryRun: true } : {}),
+  /** The REST spellings work here too: the query's `mode`, `dryRun` and `escalate`, `Idempotency-Key`, `Approval-Id` and `Prefer: wait`. */
+  transportOptions (): FoundOption[] {
+    return httpOptionsFound(this.request)
   }
 }
 

@@ -1,7 +1,7 @@
 import { SPEC_FORMATS, type SpecFormat } from '../src/services/llm-specs/names.js'
 import { z } from 'zod'
 import { GATEWAY_CALL_STATUSES } from '../src/core/tool-errors.js'
-import { APPROVAL_ID_MAX } from './approval-schemas.js'
+import { CALL_OPTIONS } from '../src/core/call-options.js'
 
 /** RFC 9457 problem details, as every error of the gateway is sent. */
 export const ProblemSchema = z.looseObject({
@@ -67,13 +67,14 @@ export const DRY_RUN_TYPE = 'application/vnd.toolgate.dry-run+json'
 export const SESSION_ID = /^[\w.:@-]{1,128}$/
 
 const IDEMPOTENCY_KEY_TEXT = 'Run at most once per key: a repeat with the same input replays the stored answer (with Idempotent-Replayed: true); another input is 422; while the first call runs, 409. Kept 24 h.'
-const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/)
+// The call options' documented forms are their one definition's text forms (src/core/call-options.ts).
+const idempotencyKey = CALL_OPTIONS.idempotencyKey.text
 
 export const CallHeaders = z.object({
   'x-session-id': z.string().regex(SESSION_ID).optional()
     .describe('Concurrency domain: calls of one session are scheduled together (default: your principal)'),
   'idempotency-key': idempotencyKey.optional().describe(IDEMPOTENCY_KEY_TEXT),
-  'approval-id': z.string().max(APPROVAL_ID_MAX).optional()
+  'approval-id': CALL_OPTIONS.approvalId.text.optional()
     .describe('Run the call this approval was given for: once (a repeat replays its answer); another principal 403, another input 422, rejected 403, expired 410, undecided 409'),
   prefer: z.string().optional()
     .describe('RFC 7240 `wait=N`: when the call needs approval (or carries the `Approval-Id` of an undecided one), wait up to N seconds for the decision and answer the final result (`Preference-Applied`)'),
@@ -96,12 +97,12 @@ export function documentStatuses (route: { schema?: Record<string, unknown> }, s
   if (missing.length > 0) schema.response = { ...response, ...problemResponses(missing) }
 }
 
-const flag = z.enum(['true', 'false']).transform(v => v === 'true')
+const flag = CALL_OPTIONS.dryRun.text
 
 export const CallQuery = z.object({
-  mode: z.enum(['normal', 'plan']).optional().describe('plan: only read-only tools run; others are refused with 403'),
+  mode: CALL_OPTIONS.mode.text.optional().describe('plan: only read-only tools run; others are refused with 403'),
   dryRun: flag.optional().describe(`true: validate and authorize, return what the call would do (as ${'`'}application/vnd.toolgate.dry-run+json${'`'}), execute nothing`),
-  escalate: flag.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
+  escalate: CALL_OPTIONS.escalate.text.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
 })
 
 /** `GET /tools?format=...`: the caller's tools in one provider's request format. */

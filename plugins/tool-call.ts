@@ -1,13 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
-import { validatorCompiler } from 'fastify-type-provider-zod'
-import type { z } from 'zod'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
 import type { AnyTool, ApprovalRule, BindOptions, CallRecord, InvokeRequest, ToolCatalog } from '../src/index.js'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import type { CallSpan } from '../src/services/tracing/call-span.js'
 import { logFieldsOf } from '../src/services/tracing/span-ids.js'
-import { APPROVAL_ID_HEADER, approvalIdOf, preferredWaitMs } from './approval-schemas.js'
+import { httpCallOptions } from './call-options.js'
 import { disconnectSignalOf } from './disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { logsInfo } from './lazy-logger.js'
@@ -41,14 +39,12 @@ export class RestCalls {
 
   async call (tool: AnyTool<GatewayApp>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { catalog, traceCall } = this.#options
-    const query = request.query as { mode?: 'normal' | 'plan', dryRun?: boolean, escalate?: boolean }
-    const waitMs = preferredWaitMs(request.headers.prefer)
+    const options = httpCallOptions(request)
     const span = traceCall?.(tool, request)
-    const approvalId = approvalIdOf(request.headers[APPROVAL_ID_HEADER])
-    const bind = this.#binding(request, reply, query.mode, span, approvalId)
+    const bind = this.#binding(request, reply, options.mode, span, options.approvalId)
     const call: InvokeRequest = {
-      toolId: tool.id, input: request.body, dryRun: query.dryRun, escalate: query.escalate, idempotencyKey: single(request.headers['idempotency-key']),
-      approvalId, waitForApprovalMs: waitMs,
+      toolId: tool.id, input: request.body, dryRun: options.dryRun, escalate: options.escalate, idempotencyKey: options.idempotencyKey,
+      approvalId: options.approvalId, waitForApprovalMs: options.waitForApprovalMs,
     }
     const inFlight = this.#options.inFlight?.(tool.id)
     let result
@@ -61,13 +57,14 @@ export class RestCalls {
       inFlight?.dec()
     }
     if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
+    const waitMs = options.waitForApprovalMs
     if (waitMs !== undefined && (result.approval !== undefined || result.waitedForApproval === true)) {
       void reply.header('Preference-Applied', `wait=${Math.min(waitMs, catalog.approvals.maxWaitMs) / 1000}`)
     }
     if (result.approval !== undefined) {
       return await reply.code(202).header('Location', `${this.#scope.prefix}/approvals/${result.approval.id}`).type('application/json; charset=utf-8').send(result.body)
     }
-    return await reply.code(200).type(query.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
+    return await reply.code(200).type(options.dryRun === true ? DRY_RUN_TYPE : 'application/json; charset=utf-8').send(result.body)
   }
 
   #binding (request: FastifyRequest, reply: FastifyReply, mode: 'normal' | 'plan' | undefined, span: CallSpan | undefined, approvalId: string | undefined): BindOptions<GatewayApp> {
@@ -88,10 +85,6 @@ export class RestCalls {
       trace: span?.headers,
     }
   }
-}
-
-function single (value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
 }
 
 /** Where a call is finished on the HTTP face: its span closed, its audit line, its log line. */
@@ -119,7 +112,6 @@ function logCall (request: FastifyRequest, record: CallRecord): void {
   if (request.log.level === 'debug' || request.log.level === 'trace') request.log.debug({ callId: record.callId, input: request.body, debugSteps: record.debugSteps }, 'tool call input')
 }
 
-
 /** JSON for the response body, inside the pipeline: circular or oversized output is a 502. */
 export function jsonWithin (maxBytes: number): (value: unknown) => string {
   return value => {
@@ -130,26 +122,4 @@ export function jsonWithin (maxBytes: number): (value: unknown) => string {
     }
     return body
   }
-}
-const EMPTY_QUERY = Object.freeze({})
-const passThrough = (data: unknown): { value: unknown } => ({ value: data })
-const headersAsSent = (): boolean => true
-
-/**
- * The body is the tool's raw input: the pipeline validates it, after authentication and the
- * permission checks. Headers are read by name where they are used (validating the whole
- * header object with zod would cost every call microseconds); the schema still documents them.
- */
-export const callValidator: FastifySchemaCompiler<z.ZodType> = routeSchema => {
-  if (routeSchema.httpPart === 'body') return passThrough
-  // No `value` for headers: Fastify would then replace request.headers with a copy, and every
-  // later read of it would copy all headers again.
-  if (routeSchema.httpPart === 'headers') return headersAsSent
-  const validate = validatorCompiler(routeSchema) as (data: unknown) => { value?: unknown, error?: Error }
-  return data => (isEmpty(data) ? { value: EMPTY_QUERY } : validate(data))
-}
-
-function isEmpty (data: unknown): boolean {
-  for (const _ in data as object) return false
-  return true
 }

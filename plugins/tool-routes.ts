@@ -12,7 +12,8 @@ import { listingOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { callerDocs } from './caller-docs.js'
 import { gatewayAppOf } from './gateway-app.js'
 import { CallHeaders, CallQuery, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
-import { callValidator, jsonWithin, RestCalls } from './tool-call.js'
+import { jsonWithin, RestCalls } from './tool-call.js'
+import { optionsValidator } from './call-options.js'
 import type { ToolDocuments } from './tool-document.js'
 import { SECURITY } from './tool-operation.js'
 import type { CallTracer } from './tracing.js'
@@ -112,7 +113,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     config: { toolCall: true },
     bodyLimit: options.bodyLimit,
     schema: { hide: true, querystring: CallQuery, headers: CallHeaders },
-    validatorCompiler: callValidator as FastifySchemaCompiler<unknown>,
+    validatorCompiler: optionsValidator(true) as FastifySchemaCompiler<unknown>,
     // parseOutput already validated the value: serialize, do not validate twice.
     serializerCompiler: () => data => JSON.stringify(data),
   }, async (request, reply) => {

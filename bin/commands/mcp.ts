@@ -11,6 +11,7 @@ import { approvalOptionsOf, logApprovalEvent } from '../../src/services/approval
 import { compileApprovalRules } from '../../src/services/approvals/rules.js'
 import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
 import { VERSION } from '../../src/services/version.js'
+import { inputBoundsOf } from '../../src/services/config.js'
 import { jsonWithin } from '../../plugins/tool-call.js'
 import { problemOf } from '../../plugins/problem.js'
 import { EXIT, type Command } from '../command.js'
@@ -40,7 +41,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, { down: error => { log.warn({ err: String(error) }, 'redis unreachable') } })
     if (redis !== undefined && !await whenReady(redis, 2_000)) log.warn({}, 'redis not reachable at start-up; continuing')
     const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
-      core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs },
+      core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs, inputBounds: inputBoundsOf(config) },
       idempotency: { store: new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }), ttlMs: config.idempotencyTtlMs },
       approvals: approvalOptionsOf(config, redis, event => { logApprovalEvent(log, event) }),
     })
@@ -71,11 +72,14 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
           app, domain: app.domain, idempotencyScope: LOCAL.id, mode: call.mode, isPermitted: permitted, serialize, transport: MCP_TRANSPORT,
           // The operator's approval rules hold here too.
           requester: LOCAL.id, approvalRule: tool => approvalRule(LOCAL.id, tool.id),
-        }, { toolId, input, dryRun: call.dryRun, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: cancelled }),
+        }, { toolId, input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
       }
     }
-    await serveStdio({ protocol, input: process.stdin, output: process.stdout, callerOf, onError: error => { log.error({ err: String(error) }, 'mcp request failed') } })
+    await serveStdio({
+      protocol, input: process.stdin, output: process.stdout, callerOf, maxBytes: config.bodyLimit, inputBounds: inputBoundsOf(config),
+      onError: error => { log.error({ err: String(error) }, 'mcp request failed') },
+    })
     await catalog.shutdown(config.shutdownGraceMs)
     await upstreams?.close()
     redis?.disconnect()

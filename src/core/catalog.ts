@@ -1,4 +1,5 @@
 import { AbortReason, type CancelSignal } from './abort.js'
+import { checkMode } from './call-options.js'
 import { Approvals, type ApprovalOptions } from './approvals/approvals.js'
 import type { CallRecord } from './call-record.js'
 import { QueueShares } from './queue-shares.js'
@@ -208,7 +209,13 @@ export class ToolCatalog<App = unknown> {
 
   /** One call with its own context: `bind(options).invoke(request)` without the invoker. */
   invokeWith<T = unknown> (options: BindOptions<App>, request: InvokeRequest): Promise<InvokeResult<T>> {
-    return invoke(this.#current.env, bindingOf(options), request) as Promise<InvokeResult<T>>
+    let binding: Binding<App>
+    try {
+      binding = bindingOf(options)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+    return invoke(this.#current.env, binding, request) as Promise<InvokeResult<T>>
   }
 
   /**
@@ -235,7 +242,8 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     signal: options.execution?.signal,
     domain: options.domain ?? 'default',
     idempotencyScope: options.idempotencyScope ?? 'default',
-    planMode: options.mode === 'plan',
+    // A mode that is neither is refused, never read as normal: `'PLAN'` must not run a write.
+    planMode: checkMode(options.mode) === 'plan',
     escalationApproved: options.escalationApproved === true,
     isPermitted: options.isPermitted,
     onRecord: options.onRecord,

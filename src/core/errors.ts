@@ -37,6 +37,7 @@ export const ERRORS = {
   TOOLGATE_NOT_FOUND: { status: 404, outcome: 'not_found', title: 'Not found', solve: 'Check the URL or tool id; `GET /tools` lists what you may call.' },
   TOOLGATE_METHOD_NOT_ALLOWED: { status: 405, outcome: 'not_found', title: 'Method not allowed', solve: 'Use one of the methods in the `Allow` header.' },
   TOOLGATE_INVALID_INPUT: { status: 400, outcome: 'invalid_input', title: 'Invalid input', solve: 'Fix each entry of `errors`; the tool\'s input schema is in `GET /tools/{id}`.' },
+  TOOLGATE_INPUT_TOO_COMPLEX: { status: 400, outcome: 'invalid_input', title: 'Input too deep or too wide', solve: 'Send a flatter input: at most `MAX_INPUT_DEPTH` levels, `MAX_INPUT_KEYS` keys per object and `MAX_INPUT_ITEMS` items per array (64, 10,000 and 100,000 by default).' },
   TOOLGATE_MALFORMED_REQUEST: { status: 400, outcome: 'invalid_input', title: 'Malformed request', solve: 'Send a well-formed JSON body (no `__proto__` or `constructor.prototype` keys).' },
   TOOLGATE_DRY_RUN_REJECTED: { status: 422, outcome: 'tool_error', title: 'Dry run rejected', solve: 'The tool\'s `resolve` refused this input; read `detail`.' },
   TOOLGATE_PAYLOAD_TOO_LARGE: { status: 413, outcome: 'invalid_input', title: 'Payload too large', solve: 'Send a smaller body or raise `BODY_LIMIT`.' },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_INPUT_BOUNDS, MAX_DEPTH_BOUND } from './input-bounds.js'
 
 /** The core's defaults, which the gateway's settings (TOOL_TIMEOUT_MS, ...) also default to. */
 export const CORE_DEFAULTS = { defaultTimeoutMs: 120_000, maxQueuePerDomain: 64, queueTimeoutMs: 30_000 } as const
@@ -21,6 +22,12 @@ export const CoreOptionsSchema = z.object({
    * Per-tool limits over every domain: at most `maxInFlight` calls of the tool run at once,
    * at most `maxQueue` wait for one of those slots (429 beyond, 503 after `queueTimeoutMs`).
    */
+  /** How deep and wide an input may be; past it the call is refused (400) before any step walks it. */
+  inputBounds: z.object({
+    depth: z.number().int().min(1).max(MAX_DEPTH_BOUND),
+    keys: z.number().int().min(1),
+    items: z.number().int().min(1),
+  }).default(DEFAULT_INPUT_BOUNDS),
   toolLimits: z.record(z.string(), z.object({ maxInFlight: z.number().int().min(1), maxQueue: z.number().int().min(0) })).default({}),
 })
 

@@ -1,4 +1,6 @@
 import { CallControl } from './abort.js'
+import { checkInvokeOptions } from './call-options.js'
+import { checkInputBounds } from './input-bounds.js'
 import { checkApproval, pendingResult, runApproved } from './steps/approval.js'
 import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
@@ -26,6 +28,8 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
   try {
     refuseWhenClosing(env)
     checkPermission(binding, tool)
+    checkInvokeOptions(request)
+    checkInputBounds(request.input, env.options.inputBounds)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
     const handle: ExecutionHandle = {}

@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import { z } from 'zod'
 import { TOOL_ID } from '../core/define-tool.js'
 import { CORE_DEFAULTS } from '../core/options.js'
+import { DEFAULT_INPUT_BOUNDS, MAX_DEPTH_BOUND, type InputBounds } from '../core/input-bounds.js'
 
 const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
@@ -88,6 +89,10 @@ export const ConfigSchema = z.object({
   toolsWatch: boolFromEnv.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   bodyLimit: intFromEnv(1, 64 * 1024 * 1024).default(1024 * 1024),
+  /** How deep and wide a JSON body (and a call's input) may be: refused with 400 when parsed, before any step walks it. */
+  maxInputDepth: intFromEnv(1, MAX_DEPTH_BOUND).default(DEFAULT_INPUT_BOUNDS.depth),
+  maxInputKeys: intFromEnv(1, 10_000_000).default(DEFAULT_INPUT_BOUNDS.keys),
+  maxInputItems: intFromEnv(1, 100_000_000).default(DEFAULT_INPUT_BOUNDS.items),
   maxResponseBytes: intFromEnv(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   toolTimeoutMs: intFromEnv(1, 2 ** 31 - 1).default(CORE_DEFAULTS.defaultTimeoutMs),
   maxQueuePerSession: intFromEnv(0, 100_000).default(CORE_DEFAULTS.maxQueuePerDomain),
@@ -191,7 +196,8 @@ export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>
 
 export const ENV_KEYS: Record<string, keyof Config> = {
-  HOST: 'host', PORT: 'port', TRUST_PROXY: 'trustProxy', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit', MAX_RESPONSE_BYTES: 'maxResponseBytes',
+  HOST: 'host', PORT: 'port', TRUST_PROXY: 'trustProxy', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit',
+  MAX_INPUT_DEPTH: 'maxInputDepth', MAX_INPUT_KEYS: 'maxInputKeys', MAX_INPUT_ITEMS: 'maxInputItems', MAX_RESPONSE_BYTES: 'maxResponseBytes',
   TOOL_TIMEOUT_MS: 'toolTimeoutMs', MAX_QUEUE_PER_SESSION: 'maxQueuePerSession', QUEUE_TIMEOUT_MS: 'queueTimeoutMs',
   CORS_ORIGINS: 'corsOrigins', CORS_CREDENTIALS: 'corsCredentials',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs', HEADERS_TIMEOUT_MS: 'headersTimeoutMs', REQUEST_TIMEOUT_MS: 'requestTimeoutMs', AUTH_DISABLED: 'authDisabled', METRICS: 'metrics', DOCS: 'docs', DOCS_PUBLIC: 'docsPublic',
@@ -310,4 +316,14 @@ function checkExposure (config: Config): void {
   if (!credentials && !config.authDisabled && !isLoopback(config.host)) {
     throw new ConfigError(`invalid setting "HOST": ${config.host} is not a loopback address and no API_KEYS or JWT_* are configured; configure credentials or set AUTH_DISABLED=true`)
   }
+}
+
+/** The input bounds the settings give, as the core and the body parsers take them. */
+export function inputBoundsOf (config: Pick<Config, 'maxInputDepth' | 'maxInputKeys' | 'maxInputItems'>): InputBounds {
+  return { depth: config.maxInputDepth, keys: config.maxInputKeys, items: config.maxInputItems }
+}
+
+/** The setting of each input bound, for messages that name it. */
+export function boundSetting (bound: keyof InputBounds): string {
+  return bound === 'depth' ? 'MAX_INPUT_DEPTH' : bound === 'keys' ? 'MAX_INPUT_KEYS' : 'MAX_INPUT_ITEMS'
 }

@@ -42,6 +42,12 @@ export function classify (message: unknown): Inbound {
   return { type: 'call', call: { id: id as JsonRpcId | undefined, method, params: (params ?? {}) as Record<string, unknown> } }
 }
 
+/** The id of a message as sent, when it is a valid one (else `null`, as an error answer must then say). */
+export function idOf (message: unknown): JsonRpcId | null {
+  const id = (message as { id?: unknown } | null)?.id
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
+}
+
 /** A result message; `resultJson` is already JSON (tool outputs are serialized once, in the pipeline). */
 export function resultText (id: JsonRpcId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`

@@ -1,4 +1,3 @@
-import type { CancelSignal } from '../../core/abort.js'
 import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
@@ -7,35 +6,14 @@ import type { ApprovalContinuations } from './approval-continuation.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
+import { callOptionsOf, RESULT_META, type McpCallOptions } from './call-meta.js'
+import type { FoundOption } from '../../core/call-options.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
 const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0]
 
-/** Namespaced `_meta` keys a `tools/call` may carry, for what REST says with headers and query. */
-const CALL_META = {
-  idempotencyKey: 'dev.toolgate/idempotencyKey',
-  mode: 'dev.toolgate/mode',
-  dryRun: 'dev.toolgate/dryRun',
-  problem: 'dev.toolgate/problem',
-  proposal: 'dev.toolgate/proposal',
-  replayed: 'dev.toolgate/replayed',
-  approvalId: 'dev.toolgate/approvalId',
-  approval: 'dev.toolgate/approval',
-} as const
-
-export interface McpCallOptions {
-  readonly idempotencyKey?: string
-  /** Run the call this approval was given for (the REST `Approval-Id` header). */
-  readonly approvalId?: string
-  /** W3C trace context the client sent in `_meta` (`traceparent`, `tracestate`): the call's parent. */
-  readonly carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }
-  readonly dryRun?: boolean
-  readonly mode?: 'normal' | 'plan'
-  readonly signal?: CancelSignal
-  /** An undecided `approvalId`: wait up to this long for the decision (a 2026-07-28 retry). */
-  readonly waitForApprovalMs?: number
-}
+export type { McpCallOptions } from './call-meta.js'
 
 /**
  * One caller's view of the gateway, built by the adapter per request: which tools it may see
@@ -51,8 +29,8 @@ export interface McpCaller {
   invoke (toolId: string, input: unknown, options: McpCallOptions): Promise<InvokeResult>
   /** The problem object the REST route would answer for this failure. */
   problemOf (error: ToolgateError): Record<string, unknown>
-  /** Defaults from the transport (the REST headers), overridden by `_meta`. */
-  readonly defaults?: McpCallOptions
+  /** Options the transport carries beside `_meta` (HTTP: the REST query and headers), as found; may refuse (400). */
+  transportOptions? (): readonly FoundOption[]
 }
 
 export interface McpServerInfo {
@@ -142,20 +120,21 @@ export class McpProtocol {
   /** The result JSON of a `tools/call`; `modern`: with its `resultType` (2026-07-28). */
   async callTool (params: Record<string, unknown>, caller: McpCaller, modern = false): Promise<string> {
     const { name } = params
-    const input = params.arguments ?? {}
+    // Absent arguments are none; present, they must be an object (`null` is not "none").
+    const input = params.arguments === undefined ? {} : params.arguments
     if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
     let tool = caller.get(name)
     if (tool === undefined) throw unknownTool(name)
     const complete = modern ? withResultType : asIs
-    let options = callOptionsOf(params._meta, caller.defaults)
+    let options: McpCallOptions = callOptionsOf(params._meta, () => caller.transportOptions?.() ?? [])
     let resumed: Awaited<ReturnType<ApprovalContinuations['redeem']>> | undefined
     let result: InvokeResult
     try {
       if (modern && params.requestState !== undefined) {
         // Refused before the state is spent: a state continues exactly the call it was issued for.
         if (options.dryRun === true || options.approvalId !== undefined) {
-          throw new JsonRpcError(JSON_RPC.invalidParams, `requestState continues the call as it was made: send it without _meta["${CALL_META.dryRun}"] or _meta["${CALL_META.approvalId}"]`)
+          throw new JsonRpcError(JSON_RPC.invalidParams, `requestState continues the call as it was made: send it without _meta["${RESULT_META.dryRun}"] or _meta["${RESULT_META.approvalId}"]`)
         }
         resumed = await this.#redeem(params.requestState, caller, name)
         options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
@@ -200,10 +179,10 @@ export class McpProtocol {
     const text = JSON.stringify(body)
     if (dryRun) {
       // A proposal is not the tool's output: structuredContent would break its outputSchema.
-      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${CALL_META.dryRun}":true,"${CALL_META.proposal}":${body}}}`
+      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${RESULT_META.dryRun}":true,"${RESULT_META.proposal}":${body}}}`
     }
     const structured = mcpToolOf(tool, this.info.defaultTimeoutMs).outputSchema !== undefined
-    const meta = result.replayed ? `,"_meta":{"${CALL_META.replayed}":true}` : ''
+    const meta = result.replayed ? `,"_meta":{"${RESULT_META.replayed}":true}` : ''
     return structured
       ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
       : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`
@@ -234,7 +213,7 @@ function unknownTool (name: string): JsonRpcError {
  * same arguments and `requestState` (the SDKs do so by themselves); `_meta` shows the approval.
  */
 function inputRequired (requestState: string, approval: ApprovalView | undefined): string {
-  const meta = approval === undefined ? '' : `,"_meta":{"${CALL_META.approval}":${JSON.stringify(approval)}}`
+  const meta = approval === undefined ? '' : `,"_meta":{"${RESULT_META.approval}":${JSON.stringify(approval)}}`
   return `{"resultType":"input_required","requestState":${JSON.stringify(requestState)}${meta}}`
 }
 
@@ -244,30 +223,13 @@ function inputRequired (requestState: string, approval: ApprovalView | undefined
  */
 function approvalResult (approval: { readonly id: string }): string {
   const json = JSON.stringify(approval)
-  const text = `This call needs a person's approval before it runs; nothing ran. Approval ${approval.id} is pending. Once it is approved, send the same call again with _meta {"${CALL_META.approvalId}": "${approval.id}"} (or the Approval-Id header): it then runs once.`
-  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true,"_meta":{"${CALL_META.approval}":${json}}}`
+  const text = `This call needs a person's approval before it runs; nothing ran. Approval ${approval.id} is pending. Once it is approved, send the same call again with _meta {"${RESULT_META.approvalId}": "${approval.id}"} (or the Approval-Id header): it then runs once.`
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true,"_meta":{"${RESULT_META.approval}":${json}}}`
 }
 
 /** A failed call is a result the model can read: the same problem object REST answers (and the approval it ran under). */
 function failedResult (problem: Record<string, unknown>, approvalId?: string): string {
   const json = JSON.stringify(problem)
-  const approval = approvalId === undefined ? '' : `,"${CALL_META.approvalId}":${JSON.stringify(approvalId)}`
-  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${CALL_META.problem}":${json}${approval}}}`
-}
-
-function callOptionsOf (meta: unknown, defaults: McpCallOptions = {}): McpCallOptions {
-  if (typeof meta !== 'object' || meta === null) return defaults
-  const m = meta as Record<string, unknown>
-  const key = m[CALL_META.idempotencyKey]
-  const mode = m[CALL_META.mode]
-  const dryRun = m[CALL_META.dryRun]
-  const approvalId = m[CALL_META.approvalId]
-  return {
-    ...defaults,
-    ...(typeof m.traceparent === 'string' ? { carrier: { traceparent: m.traceparent, tracestate: m.tracestate } } : {}),
-    ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-    ...(typeof approvalId === 'string' ? { approvalId } : {}),
-    ...(mode === 'plan' || mode === 'normal' ? { mode } : {}),
-    ...(typeof dryRun === 'boolean' ? { dryRun } : {}),
-  }
+  const approval = approvalId === undefined ? '' : `,"${RESULT_META.approvalId}":${JSON.stringify(approvalId)}`
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"isError":true,"_meta":{"${RESULT_META.problem}":${json}${approval}}}`
 }

@@ -1,8 +1,9 @@
-import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 import type { CancelSignal } from '../../core/abort.js'
+import { boundBreachOf, type InputBounds } from '../../core/input-bounds.js'
+import { envelopeBounds, tooComplexMessage } from './envelope.js'
 import { Cancellations } from './cancellations.js'
-import { classify, errorText, JSON_RPC, type JsonRpcId } from './json-rpc.js'
+import { classify, errorText, idOf, JSON_RPC, type JsonRpcId } from './json-rpc.js'
 import { envelopeVersionOf, MODERN_VERSIONS } from './modern.js'
 import type { McpAnswer, McpCaller, McpProtocol } from './protocol.js'
 
@@ -14,6 +15,10 @@ export interface StdioOptions {
   readonly callerOf: (cancelled: CancelSignal | undefined) => McpCaller
   /** Told of a request that failed outside the protocol (a bug): it still gets an answer. */
   readonly onError?: (error: unknown) => void
+  /** The longest message read (`BODY_LIMIT`): a longer line is answered with an error and skipped. */
+  readonly maxBytes: number
+  /** How deep and wide a call's input may be (a message gets room for its envelope). */
+  readonly inputBounds: InputBounds
 }
 
 /**
@@ -37,14 +42,23 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
     }
   }
 
-  const lines = createInterface({ input: options.input, crlfDelay: Infinity })
-  for await (const line of lines) {
+  const bounds = envelopeBounds(options.inputBounds)
+  for await (const line of linesOf(options.input, options.maxBytes)) {
+    if (line === TOO_LONG) {
+      write(errorText(null, JSON_RPC.invalidRequest, `the message is longer than ${options.maxBytes} bytes (BODY_LIMIT)`))
+      continue
+    }
     if (line.trim() === '') continue
     let message: unknown
     try {
       message = JSON.parse(line)
     } catch {
       write(errorText(null, JSON_RPC.parseError, 'parse error: the line is not JSON'))
+      continue
+    }
+    const breach = boundBreachOf(message, bounds)
+    if (breach !== undefined) {
+      write(errorText(idOf(message), JSON_RPC.invalidParams, tooComplexMessage(breach), { errors: [breach] }))
       continue
     }
     const inbound = classify(message)
@@ -73,4 +87,48 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
     pending.add(done)
   }
   await Promise.all(pending)
+}
+
+/** A line longer than the bound: it is skipped to its end, never held whole. */
+const TOO_LONG = Symbol('too long')
+
+/**
+ * The lines of `input` (without their `\n` or `\r\n`), each at most `maxBytes`: a longer one
+ * yields `TOO_LONG` once and is dropped as it arrives, so a client cannot make the process
+ * hold an unbounded message.
+ */
+async function * linesOf (input: Readable, maxBytes: number): AsyncGenerator<string | typeof TOO_LONG> {
+  let parts: Buffer[] = []
+  let size = 0
+  let skipping = false
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
+      const head = data.subarray(0, newline)
+      data = data.subarray(newline + 1)
+      if (skipping || size + head.length > maxBytes) {
+        if (!skipping) yield TOO_LONG
+        skipping = false
+      } else {
+        parts.push(head)
+        const line = Buffer.concat(parts).toString('utf8')
+        yield line.endsWith('\r') ? line.slice(0, -1) : line
+      }
+      parts = []
+      size = 0
+    }
+    if (skipping) continue
+    if (size + data.length > maxBytes) {
+      yield TOO_LONG
+      skipping = true
+      parts = []
+      size = 0
+      continue
+    }
+    if (data.length > 0) {
+      parts.push(data)
+      size += data.length
+    }
+  }
+  if (!skipping && size > 0) yield Buffer.concat(parts).toString('utf8')
 }
