@@ -52,7 +52,7 @@ const DOCUMENT = {
       post: {
         operationId: 'writeFault',
         parameters: [{ name: 'kind', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } }, 423: { description: 'The item is locked.' } },
+        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } }, 405: { description: 'Not this way.' }, 415: { description: 'Not that type.' }, 423: { description: 'The item is locked.' } },
       },
     },
   },
@@ -97,6 +97,8 @@ beforeAll(async () => {
         case 'hang': return undefined
         case 'locked': return answer(response, 423, { error: 'locked' })
         case 'teapot': return answer(response, 418, { error: 'a teapot' })
+        case 'method': return answer(response, 405, { error: 'not this way' }, { allow: 'GET' })
+        case 'media': return answer(response, 415, { error: 'not that type' })
         case 'close': return request.socket.destroy()
         case 'big': return answer(response, 200, { name: 'x'.repeat(300_000) })
         case 'off': return answer(response, 200, { nome: 'misspelt' })
@@ -269,6 +271,20 @@ describe('what a service can do wrong', { timeout: SLOW.PROCESS_MS }, () => {
     const teapot = await call(app, 'svc_write_fault', { kind: 'teapot' })
     expect(teapot.statusCode).toBe(502)
     expect(teapot.json().code).toBe('TOOLGATE_UPSTREAM_FAILED')
+  })
+
+  it('a 4xx about the request the gateway built (405, 415), even one its document declares, is a 502 with upstreamStatus, never the route\'s own', async () => {
+    const app = await gateway()
+    for (const [kind, status] of [['method', 405], ['media', 415]] as const) {
+      const refused = await call(app, 'svc_write_fault', { kind })
+      expect(refused.statusCode).toBe(502)
+      expect(refused.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_FAILED', upstreamStatus: status, upstream: 'svc' })
+      expect(refused.headers.allow).toBeUndefined()
+    }
+    // Only what passes through is documented as the service's own answer.
+    const responses = (app.openapiDocument() as { paths: Record<string, { post: { responses: Record<string, { description: string }> } }> }).paths['/tools/svc_write_fault']!.post.responses
+    expect(responses['405']!.description).not.toContain('UPSTREAM_405')
+    expect(responses['415']!.description).not.toContain('UPSTREAM_415')
   })
 
   it('a service that hangs: 504 at the tool\'s timeout, and the connection is closed under it', async () => {

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import type { GatewayApp } from '../../core/app-context.js'
 import type { Effect, ToolDeclaration, ToolOrigin } from '../../core/tool.js'
 import type { OperatorDeclaration } from './file.js'
-import { serviceErrorCode, type OperationPlan } from './openapi-operation.js'
+import { passesThrough, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
 import type { OpenApiService } from './openapi-service.js'
 import { jsonSchema, operatorFields } from './operator.js'
 
@@ -47,8 +47,8 @@ export function operationDeclarationOf ({ id, plan, operator, service }: Operati
     effects,
     isReadOnly,
     isConcurrencySafe,
-    // The service's own 4xx, as its document lists them: each documented on the operation, with its own code.
-    errors: plan.clientErrors.filter(({ status }) => status !== 401 && status !== 407).map(({ status, description }) => ({
+    // The service's own 4xx that pass through, as its document lists them: each documented on the operation, with its own code.
+    errors: plan.clientErrors.filter(({ status }) => passesThrough(status)).map(({ status, description }) => ({
       status,
       code: serviceErrorCode(status),
       description: `The service answered ${status}${description === '' ? '' : ` (${description.replace(/\.$/, '')})`}; \`upstreamBody\` has its answer.`,

@@ -52,6 +52,20 @@ const SEGMENT_RULE = { minLength: 1, not: { enum: ['.', '..'] } }
 /** A header value holds no line break and no NUL. */
 const HEADER_RULE = { pattern: '^[^\\r\\n\\u0000]*$' }
 
+/**
+ * The service's 4xx that mean for the gateway's operation what they meant for the service's:
+ * the caller's input or standing (400, 403, 404, 409, 410, 412, 422...) or its pace (429).
+ * Statuses about the request the gateway built (405 method, 406 Accept, 408 its timing, 411
+ * and 413 its framing, 414 its URL, 415 its media type, 431 its headers...) would tell the
+ * caller something false about `POST /tools/{id}`: they are the gateway's failure to call the
+ * service (502, with `upstreamStatus`).
+ */
+const PASSED_THROUGH = new Set([400, 402, 403, 404, 409, 410, 412, 422, 423, 424, 429, 451])
+
+export function passesThrough (status: number): boolean {
+  return PASSED_THROUGH.has(status)
+}
+
 /** The stable code of a service's own 4xx: `UPSTREAM_404`. */
 export function serviceErrorCode (status: number): string {
   return `UPSTREAM_${status}`

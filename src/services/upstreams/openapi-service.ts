@@ -8,7 +8,7 @@ import type { UpstreamLog, UpstreamStatus } from './connection.js'
 import { baseUrlProblem, redact, type OpenApiServiceConfig } from './file.js'
 import { readOpenApiDocument } from './openapi-document.js'
 import { HttpFailure, ServiceHttp, type HttpAnswer } from './openapi-http.js'
-import { isJson, operationIdPart, planOperation, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
+import { isJson, operationIdPart, passesThrough, planOperation, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
 import { buildRequest } from './openapi-request.js'
 import { Slots } from './slots.js'
 
@@ -214,6 +214,12 @@ export class OpenApiService {
     if (status === 401 || status === 407) {
       this.#logAnswer(plan, answer, 'the service refused the gateway\'s credentials')
       throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `service "${this.config.name}" refused the gateway's own credentials (HTTP ${status}); the operator must fix its headers`)
+    }
+    if (status >= 400 && status < 500 && !passesThrough(status)) {
+      this.#logAnswer(plan, answer, 'the service answered a 4xx about the gateway\'s own request')
+      throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `service "${this.config.name}" answered ${status} to the gateway's request; that status is about the request the gateway made, not this call's input`, {
+        upstream: this.config.name, upstreamStatus: status, upstreamBody: this.#bodyOf(answer),
+      })
     }
     if (status >= 400 && status < 500) {
       // A status its document does not give, and that no operation documents, would be in no document: the service broke its own.
