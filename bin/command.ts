@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError } from '../src/services/config.js'
 import { ToolLoadError } from '../src/services/loader.js'
 import { ToolDefinitionError } from '../src/index.js'
+import { StartError } from '../src/services/start-error.js'
 
 /** One `toolgate` subcommand (its name and summary are in toolgate.ts). `run` resolves to the exit code. */
 export interface Command {
@@ -37,7 +38,7 @@ export function parse (command: Command, argv: readonly string[]): ParsedArgs {
 
 /** Failures a user can fix (a setting, a tool file, a declaration) print their message, not a stack. */
 export function isUserFacing (error: unknown): error is Error {
-  return error instanceof ConfigError || error instanceof ToolLoadError || error instanceof ToolDefinitionError || error instanceof UsageError
+  return error instanceof ConfigError || error instanceof ToolLoadError || error instanceof ToolDefinitionError || error instanceof UsageError || error instanceof StartError
 }
 
 /** At most one positional: the tools folder. */

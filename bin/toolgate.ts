@@ -77,4 +77,8 @@ main(process.argv.slice(2)).then(code => {
     process.stderr.write(`toolgate: ${isUserFacing(error) ? error.message : (error as Error).stack ?? String(error)}\n`)
     process.exitCode = EXIT.failed
   }
+  // What failed closed what it had opened, so the process ends by itself; should a handle
+  // outlive it anyway, an orchestrator still sees the exit, not a process that neither
+  // serves nor stops.
+  setTimeout(() => { process.exit() }, 5_000).unref()
 })

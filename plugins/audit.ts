@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { ERRORS, GatewayError, type AnyTool, type ToolgateError } from '../src/index.js'
 import { AuditTrail } from '../src/services/audit/audit-trail.js'
-import type { Config } from '../src/services/config.js'
+import { ConfigError, type Config } from '../src/services/config.js'
 import type { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 
 /**
@@ -12,7 +12,8 @@ import type { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
  */
 export async function openAuditTrail (config: Config, metrics: GatewayMetrics, log: FastifyBaseLogger): Promise<AuditTrail | undefined> {
   if (config.auditLog === undefined) return undefined
-  return await AuditTrail.open(config.auditLog, {
+  const path = config.auditLog
+  return await AuditTrail.open(path, {
     includeInput: config.auditLogInputs,
     maxBuffered: config.auditBufferLines,
     flushMs: config.auditFlushMs,
@@ -23,6 +24,9 @@ export async function openAuditTrail (config: Config, metrics: GatewayMetrics, l
     },
     onDropsRecorded: count => { log.warn({ dropped: count }, 'audit lines dropped; the audit log records how many') },
     onError: error => { log.error({ err: error, auditLog: config.auditLog }, 'audit write failed') },
+  }).catch((error: unknown) => {
+    // A file that cannot be opened (or whose chain cannot be read) is a setting to fix: stop, naming it.
+    throw new ConfigError(`invalid setting "AUDIT_LOG": ${path}: ${(error as Error).message}`)
   })
 }
 

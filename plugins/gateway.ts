@@ -97,6 +97,12 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const slots = config.redisUrl === undefined || config.concurrencyStore === 'memory'
     ? undefined
     : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
+  // Each resource is closed by a hook added as soon as it is open (hooks run last first): a
+  // start that fails half-way (buildApp then closes the app) leaves nothing running.
+  app.addHook('onClose', async () => {
+    await slots?.close()
+    redis?.disconnect()
+  })
   await slots?.ready(2_000)
   // `catalog` is read at scrape time only, once it exists.
   const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
@@ -106,6 +112,13 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const spanCounts = options.tracing?.spanCounts
   if (spanCounts !== undefined) metrics.register(traceSpanMetrics(spanCounts))
   const audit = await openAuditTrail(config, metrics, app.log)
+  if (audit !== undefined) {
+    app.addHook('onClose', async () => {
+      await audit.close()
+      // The chain's head, somewhere other than the file: a rewrite of the whole file shows against it.
+      app.log.info({ auditLog: config.auditLog, seq: audit.head.seq, hash: audit.head.hash }, 'audit log closed')
+    })
+  }
   const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
   const people = approvalPeopleServices(config, redis, app.prefix)
   if (people.webhookMetrics !== undefined) metrics.register(people.webhookMetrics.family)
@@ -251,13 +264,6 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     const stopped = people.webhooks?.close() ?? 0
     if (stopped > 0) app.log.warn({ webhookDeliveries: stopped }, 'shutting down: approval webhook deliveries under way are stopped')
     await catalog.shutdown(0)
-    await slots?.close()
-    redis?.disconnect()
-    if (audit !== undefined) {
-      await audit.close()
-      // The chain's head, somewhere other than the file: a rewrite of the whole file shows against it.
-      app.log.info({ auditLog: config.auditLog, seq: audit.head.seq, hash: audit.head.hash }, 'audit log closed')
-    }
   })
   return catalog
 }

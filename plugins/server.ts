@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
+import { StartError } from '../src/services/start-error.js'
 import { coalesced, watchToolsDir, type ToolsWatch } from '../src/services/tools-watch.js'
 import { tracingFromEnv } from '../src/services/tracing/setup.js'
 import type { Tracing } from '../src/services/tracing/types.js'
@@ -72,7 +73,28 @@ export async function startServer (options: StartOptions): Promise<FastifyInstan
       app.addHook('onClose', async () => { process.off('SIGHUP', onHangup) })
     }
   }
-  const address = await app.listen({ host: config.host, port: config.port })
+  let address: string
+  try {
+    address = await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    // Nothing may outlive a start that failed: upstream children, Redis, watchers, the audit file.
+    watcher?.close()
+    await app.close().catch(() => undefined)
+    throw new StartError(listenFailure(error, config.host, config.port), { cause: error })
+  }
   app.log.info({ address, tools: app.catalog.ids(), docs: `${address}/docs` }, 'toolgate listening')
   return app
+}
+
+const LISTEN_CODES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied (a port below 1024 needs privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  ENOTFOUND: 'the host name does not resolve',
+}
+
+function listenFailure (error: unknown, host: string, port: number): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const why = code === undefined ? undefined : LISTEN_CODES[code]
+  return `cannot listen on ${host}:${port}: ${why === undefined ? (error as Error).message : `${why} (${code})`}`
 }

@@ -4,6 +4,7 @@ import { defineTool } from '../../core/define-tool.js'
 import type { z } from 'zod'
 import type { AnyTool, ToolDeclaration } from '../../core/tool.js'
 import { ConfigError } from '../config.js'
+import { StartError } from '../start-error.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection, type UpstreamLog, type UpstreamStatus } from './connection.js'
 import { declarationOf } from './declarations.js'
@@ -81,8 +82,9 @@ export class Upstreams {
 
   /**
    * Start every server and wait for each one's first attempt. A server that is down then keeps
-   * being retried; its tools join the catalog when it comes up. A tool that cannot be declared
-   * (an id collision, an operator rule that does not compile) stops start-up, naming it.
+   * being retried; its tools join the catalog when it comes up; a `required` one stops start-up.
+   * A tool that cannot be declared (an id collision, an operator rule that does not compile)
+   * stops start-up, naming it.
    */
   async start (): Promise<void> {
     // A service whose document cannot be read stops start-up, naming it (its calls could not be built).
@@ -90,6 +92,12 @@ export class Upstreams {
       ...this.#connections.map(async connection => { await connection.start() }),
       ...this.#services.map(async service => { await service.load() }),
     ])
+    // A required server is one the gateway cannot serve without: down at start, the start fails (and what started is stopped).
+    const down = this.#connections.find(connection => connection.config.required && connection.state !== 'up')
+    if (down !== undefined) {
+      const why = down.status().lastError
+      throw new StartError(`upstream "${down.config.name}" is required and could not be reached at start-up${why === undefined ? '' : `: ${why}`}`)
+    }
     for (const service of this.#services) this.#tools.set(service.config.name, this.#declare(service.config.name, this.#operations(service, service.plans)))
     this.#started = true
     for (const connection of this.#connections) {
