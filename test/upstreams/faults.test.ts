@@ -104,7 +104,7 @@ describe('upstream faults', { timeout: SLOW.PROCESS_MS }, () => {
     await eventually(() => linesOf(dir, 'cancelled.log').includes('slow'), 'the upstream saw the cancellation')
   })
 
-  it('garbage on stdout, a malformed result, an oversized answer and off-schema output are 502; isError is 502 with its text bounded', async () => {
+  it('garbage on stdout, a malformed result, an oversized or too deep answer and off-schema output are 502; isError is 502 with its text bounded', async () => {
     const dir = tempDir()
     const app = await gateway({ mcpServers: { up: fixture(dir) } }, { maxResponseBytes: 64 * 1024 })
     // A log line on stdout by mistake is skipped, as the SDK does.
@@ -129,6 +129,10 @@ describe('upstream faults', { timeout: SLOW.PROCESS_MS }, () => {
     expect(failed.json().code).toBe('TOOLGATE_UPSTREAM_TOOL_ERROR')
     expect(failed.json().detail).toMatch(/^upstream says no: y+$/)
     expect(failed.json().detail.length).toBeLessThanOrEqual(2_000)
+    // Nested past what any step may walk: the upstream's failure, named, before parseOutput or the encoder see it.
+    const deep = await call(app, 'up_deep')
+    expect(deep.statusCode).toBe(502)
+    expect(deep.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_FAILED', detail: 'upstream "up" answered JSON that nests deeper than 1000 levels' })
   })
 
   it('list_changed adds and removes a tool live', async () => {

@@ -98,6 +98,10 @@ beforeAll(async () => {
         case 'locked': return answer(response, 423, { error: 'locked' })
         case 'teapot': return answer(response, 418, { error: 'a teapot' })
         case 'method': return answer(response, 405, { error: 'not this way' }, { allow: 'GET' })
+        case 'deep': {
+          response.writeHead(200, { 'content-type': 'application/json' })
+          return response.end('{"name":"x","parent":'.repeat(20_000) + '{"name":"y"}' + '}'.repeat(20_000))
+        }
         case 'media': return answer(response, 415, { error: 'not that type' })
         case 'close': return request.socket.destroy()
         case 'big': return answer(response, 200, { name: 'x'.repeat(300_000) })
@@ -147,12 +151,12 @@ function documentFile (document: unknown = DOCUMENT): string {
   return path
 }
 
-async function gateway (extra: Record<string, unknown> = {}, tools: Record<string, unknown> = {}, baseUrl = serviceUrl): Promise<FastifyInstance> {
+async function gateway (extra: Record<string, unknown> = {}, tools: Record<string, unknown> = {}, baseUrl = serviceUrl, maxResponseBytes = 100_000): Promise<FastifyInstance> {
   const file = upstreamsFile({
     openapi: { svc: { document: documentFile(), baseUrl, headers: { 'X-Service-Key': '${TOOLGATE_TEST_SERVICE_SECRET}' }, ...extra } },
     tools,
   })
-  const app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file, maxResponseBytes: 100_000 }), tools: [] })
+  const app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file, maxResponseBytes }), tools: [] })
   apps.push(app)
   return app
 }
@@ -285,6 +289,13 @@ describe('what a service can do wrong', { timeout: SLOW.PROCESS_MS }, () => {
     const responses = (app.openapiDocument() as { paths: Record<string, { post: { responses: Record<string, { description: string }> } }> }).paths['/tools/svc_write_fault']!.post.responses
     expect(responses['405']!.description).not.toContain('UPSTREAM_405')
     expect(responses['415']!.description).not.toContain('UPSTREAM_415')
+  })
+
+  it('an answer nested deeper than any input may be is the service\'s failure (502), not the gateway\'s stack', async () => {
+    const app = await gateway({}, {}, serviceUrl, 1_000_000)
+    const deep = await call(app, 'svc_read_fault', { kind: 'deep' })
+    expect(deep.statusCode, deep.body).toBe(502)
+    expect(deep.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_FAILED', detail: 'service "svc" answered JSON that nests deeper than 1000 levels' })
   })
 
   it('a service that hangs: 504 at the tool\'s timeout, and the connection is closed under it', async () => {

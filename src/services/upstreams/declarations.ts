@@ -6,6 +6,7 @@ import type { Effect, ToolDeclaration, ToolOrigin } from '../../core/tool.js'
 import type { OperatorDeclaration } from './file.js'
 import { jsonSchema, operatorFields } from './operator.js'
 import type { UpstreamConnection } from './connection.js'
+import { boundedAnswer } from './answer-bounds.js'
 
 /*
  * An upstream MCP tool as one more declaration: the same pipeline runs it (input validation,
@@ -86,8 +87,9 @@ function resultOf (server: string, result: CallToolResult, structured: boolean):
     const text = result.content.flatMap(block => (block.type === 'text' ? [block.text] : [])).join('\n').slice(0, ERROR_TEXT_CHARS)
     throw new UpstreamError('TOOLGATE_UPSTREAM_TOOL_ERROR', text === '' ? `the tool on upstream "${server}" reported an error` : text, { upstream: server })
   }
-  if (structured) return result.structuredContent
-  return result.structuredContent === undefined ? { content: result.content } : { content: result.content, structuredContent: result.structuredContent }
+  const who = `upstream "${server}"`
+  if (structured) return boundedAnswer(result.structuredContent, who)
+  return boundedAnswer(result.structuredContent === undefined ? { content: result.content } : { content: result.content, structuredContent: result.structuredContent }, who)
 }
 
 function nonEmpty (text: string | undefined): string | undefined {

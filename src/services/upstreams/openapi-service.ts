@@ -11,6 +11,7 @@ import { HttpFailure, ServiceHttp, type HttpAnswer } from './openapi-http.js'
 import { isJson, operationIdPart, passesThrough, planOperation, serviceErrorCode, type OperationPlan } from './openapi-operation.js'
 import { buildRequest } from './openapi-request.js'
 import { Slots } from './slots.js'
+import { boundedAnswer } from './answer-bounds.js'
 
 /*
  * One HTTP API fronted through its OpenAPI document: the document read (at start-up and on
@@ -203,13 +204,15 @@ export class OpenApiService {
       if (answer.body.length === 0 || status === 204 || status === 205) return null
       const text = answer.body.toString('utf8')
       if (!isJson(type) && type !== '') return text
+      let value: unknown
       try {
-        return JSON.parse(text)
+        value = JSON.parse(text)
       } catch {
         if (type === '') return text
         this.#logAnswer(plan, answer, 'a 2xx answer that is not JSON')
         throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `service "${this.config.name}" answered a body that is not the JSON it declares`)
       }
+      return boundedAnswer(value, `service "${this.config.name}"`)
     }
     if (status === 401 || status === 407) {
       this.#logAnswer(plan, answer, 'the service refused the gateway\'s credentials')
