@@ -5,7 +5,8 @@ import type { Config } from '../src/services/config.js'
 import { clientErrorHandler } from './client-errors.js'
 import { registerGateway } from './gateway.js'
 import { frameworkError } from './problem.js'
-import { logsInfo, requestLoggers } from './lazy-logger.js'
+import { requestLoggers } from './lazy-logger.js'
+import { logsOf } from '../src/services/calls/gateway-calls.js'
 import { requestIdOf } from './request-id.js'
 import { redactUrl } from '../src/services/auth/query-credentials.js'
 import type { Tracing } from '../src/services/tracing/types.js'
@@ -81,7 +82,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   }
   // Tool calls log their own line (tool-routes); every other request logs here, when info
   // lines are kept at all: a response hook costs every call, so none is added otherwise.
-  if (logsInfo(config.logLevel)) {
+  if (logsOf(config.logLevel).info) {
     app.addHook('onResponse', (request, reply, done) => {
       if (request.callRecord === null) {
         request.log.info({ method: request.method, url: redactUrl(request.url), source: request.ip, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request')

@@ -21,7 +21,8 @@ import { problemPlugin, type ProblemOptions } from './problem.js'
 import { queryCredentialsPlugin } from './query-credentials.js'
 import { requestIdPlugin } from './request-id.js'
 import { toolRoutes } from './tool-routes.js'
-import { jsonWithin } from './tool-call.js'
+import { jsonWithin } from '../src/services/calls/json-within.js'
+import { GatewayCalls, logsOf } from '../src/services/calls/gateway-calls.js'
 import { admissionPlugin } from './admission.js'
 import { intentRoutes } from './intents.js'
 import { mcpRoutes } from './mcp.js'
@@ -37,7 +38,8 @@ import { approvalPeopleServices } from '../src/services/approvals/page-services.
 import { approvalsSessionHook } from './approvals-sign-in.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/types.js'
-import { auditEarlyRefusal, openAuditTrail } from './audit.js'
+import { auditEarlyRefusal } from './audit.js'
+import { openAuditTrail } from '../src/services/audit/open.js'
 import { exemplarOf } from '../src/services/tracing/span-ids.js'
 import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 import { upstreamRoutes } from './upstreams.js'
@@ -111,7 +113,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (upstreams !== undefined) metrics.register(...upstreams.families)
   const spanCounts = options.tracing?.spanCounts
   if (spanCounts !== undefined) metrics.register(traceSpanMetrics(spanCounts))
-  const audit = await openAuditTrail(config, metrics, app.log)
+  const audit = await openAuditTrail(config, app.log, lines => { metrics.auditDropped(lines) })
   if (audit !== undefined) {
     app.addHook('onClose', async () => {
       await audit.close()
@@ -224,8 +226,16 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(healthRoutes, { catalog, upstreams })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
-  // One compiled set of approval rules for every face that calls tools (REST, MCP).
-  const approvalRule = config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules)
+  // Every face's calls enter and are finished here: one compiled set of approval rules, one
+  // in-flight gauge, one audit trail, one log line per call, whichever face a call came through.
+  const calls = new GatewayCalls({
+    catalog,
+    serialize: jsonWithin(config.maxResponseBytes),
+    inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
+    audit,
+    approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
+    logs: logsOf(config.logLevel),
+  })
   // One authenticated scope for every face that calls or decides tools: one admission hook
   // (one pressure monitor, one failed-authentication throttle) and one rate limiter, so a
   // principal's budgets hold whichever face it uses. Health, metrics and the document's
@@ -235,29 +245,17 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     if (people.signIn !== undefined) await scope.register(approvalsSessionHook, { signIn: people.signIn })
     await scope.register(admissionPlugin, { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined })
     if (rateLimitingEnabled(config)) await scope.register(rateLimitPlugin, { config, redis })
-    await scope.register(toolRoutes, {
-      catalog,
-      facts,
-      inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
-      maxResponseBytes: config.maxResponseBytes,
-      bodyLimit: config.bodyLimit,
-      approvalRule,
-      docsUi: config.docs,
-      traceCall,
-      audit,
-      documents,
-    })
+    await scope.register(toolRoutes, { calls, facts, bodyLimit: config.bodyLimit, docsUi: config.docs, traceCall, documents })
     await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending, recent: people.recent, pagePollMs: 2_000, ...(people.signIn === undefined ? {} : { signIn: people.signIn }) })
     await scope.register(mcpRoutes, {
-      catalog, facts, allowedOrigins: config.mcpAllowedOrigins, serialize: jsonWithin(config.maxResponseBytes), bodyLimit: config.bodyLimit, inputBounds: inputBoundsOf(config),
-      inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined, approvalRule, audit, traceCall,
+      calls, facts, allowedOrigins: config.mcpAllowedOrigins, bodyLimit: config.bodyLimit, inputBounds: inputBoundsOf(config), traceCall,
       requestState: {
         // Replicas on one Redis share the sealing secret, so any of them opens any one's state.
         seal: sealSource(config.mcpStateSecret, redis === undefined ? undefined : candidate => sharedSecret(redis, `${config.redisPrefix}mcp:state-secret`, candidate)),
         approvalWaitMs: config.mcpApprovalWaitMs,
       },
     })
-    await scope.register(intentRoutes, { catalog, facts })
+    await scope.register(intentRoutes, { calls, facts, traceCall })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
   })
   app.addHook('onClose', async () => {

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
+import { SCOPES, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import { GatewayError, type InputIssue, type ToolCatalog } from '../src/index.js'
+import { GatewayError, type InputIssue } from '../src/index.js'
+import type { GatewayCalls } from '../src/services/calls/gateway-calls.js'
+import type { CallTracer } from './tracing.js'
 import { intentEntryOf, intentSchemaOf, intentToolsOf } from '../src/services/intents.js'
 import { httpCallOptions, optionsValidator } from './call-options.js'
 import { disconnectSignalOf } from './disconnect.js'
@@ -11,8 +13,11 @@ import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { CallHeaders, CallQuery, problemResponses } from './schemas.js'
 
 export interface IntentOptions {
-  readonly catalog: ToolCatalog<GatewayApp>
+  /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
+  readonly calls: GatewayCalls
   readonly facts: GatewayFacts
+  /** Opens each call's span when tracing is on. */
+  readonly traceCall?: CallTracer
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }]
@@ -30,7 +35,8 @@ const Resolved = z.object({ intent: z.string(), proposal: z.unknown().describe('
  */
 export async function intentRoutes (parent: FastifyInstance, options: IntentOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { catalog, facts } = options
+  const { calls, facts, traceCall } = options
+  const { catalog } = calls
   const timeout = catalog.options.defaultTimeoutMs
 
   app.get('/intents', {
@@ -62,15 +68,13 @@ export async function intentRoutes (parent: FastifyInstance, options: IntentOpti
     // The same options as a REST call's; resolving is always its dry run.
     const options = httpCallOptions(request)
     if (options.dryRun === false) throw new GatewayError('TOOLGATE_INVALID_INPUT', 'an intent resolves as a dry run only', { errors: [{ pointer: '/query/dryRun', message: 'dryRun=false: an intent resolves as a dry run only; call the tool to run it', code: 'conflicting_option' }] })
-    const gatewayApp = gatewayAppOf(request, facts)
-    const { value } = await inputIssuesUnder('/input', () => catalog.invokeWith({
-      app: gatewayApp,
-      execution: { signal: disconnectSignalOf(reply) },
-      domain: gatewayApp.domain,
-      idempotencyScope: principal.id,
-      mode: options.mode,
-      isPermitted: permitFor(app, principal.id),
+    const { value } = await inputIssuesUnder('/input', () => calls.call({
+      app: gatewayAppOf(request, facts),
+      source: request.ip,
       transport: 'intents',
+      signal: disconnectSignalOf(reply),
+      isPermitted: permitFor(app, principal.id),
+      trace: traceCall === undefined ? undefined : traced => traceCall(traced, request),
     }, { ...options, toolId: intent, input, dryRun: true }))
     return { intent, proposal: value }
   })

@@ -45,11 +45,6 @@ for (const level of LEVELS) {
   })
 }
 
-/** Whether a logger at `level` writes info lines (access and call logs are info). */
-export function logsInfo (level: string): boolean {
-  return level === 'info' || level === 'debug' || level === 'trace'
-}
-
 /**
  * Fastify's `childLoggerFactory`, making children of `root`. Fastify itself is given no logger
  * (see `buildApp`), so the logger it passes in is a no-op one and is ignored.

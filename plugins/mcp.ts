@@ -2,13 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CancelSignal } from '../src/core/abort.js'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import type { AnyTool, InvokeResult, ToolCatalog, ToolgateError } from '../src/index.js'
-import type { ApprovalRule } from '../src/core/types.js'
-import type { CallRecord } from '../src/core/call-record.js'
-import { AuditTrail } from '../src/services/audit/audit-trail.js'
-import type { CallSpan } from '../src/services/tracing/call-span.js'
+import type { AnyTool, InvokeResult, ToolgateError } from '../src/index.js'
+import type { GatewayCalls } from '../src/services/calls/gateway-calls.js'
 import type { CallTracer } from './tracing.js'
-import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { Cancellations } from '../src/services/mcp/cancellations.js'
 import { classify, errorText, idOf, JSON_RPC, JsonRpcError, type JsonRpcId } from '../src/services/mcp/json-rpc.js'
 import { envelopeBounds, tooComplexMessage } from '../src/services/mcp/envelope.js'
@@ -27,23 +23,16 @@ import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { problemOf } from './problem.js'
 
 export interface McpOptions {
-  readonly catalog: ToolCatalog<GatewayApp>
+  /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
+  readonly calls: GatewayCalls
   readonly facts: GatewayFacts
   /** Origins a browser page may call from, besides the gateway's own host. */
   readonly allowedOrigins: readonly string[]
-  /** Encodes a result inside the pipeline, with the REST route's response size limit. */
-  readonly serialize: (value: unknown) => string
   readonly bodyLimit: number
   /** How deep and wide a call's input may be; a message gets room for its envelope too. */
   readonly inputBounds: InputBounds
-  /** The in-flight gauge of a tool, the one the REST route moves (absent: not counted). */
-  readonly inFlight?: (toolId: string) => InFlight
   /** Opens each call's span when tracing is on (absent: no span, no cost). */
   readonly traceCall?: CallTracer
-  /** The audit trail, when `AUDIT_LOG` is set: MCP calls are audited like REST calls. */
-  readonly audit?: AuditTrail
-  /** The operator's approval rules (absent: none), as the REST route applies them. */
-  readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
   /** Seals 2026-07-28 `requestState` (see `sealSource`) and how long a retry waits for a decision. */
   readonly requestState: { readonly seal: () => Promise<RequestStateSeal>, readonly approvalWaitMs: number }
 }
@@ -70,7 +59,7 @@ class TooComplex {
  * DELETE are not served (405 from the problem plugin, which knows only POST exists here).
  */
 export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
-  const { catalog } = options
+  const { catalog } = options.calls
   const continuations = new ApprovalContinuations(catalog.approvals, options.requestState.seal, options.requestState.approvalWaitMs)
   const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs }, continuations)
   const cancellations = new Cancellations()
@@ -152,49 +141,24 @@ class HttpCaller implements McpCaller {
 
   tools (): AnyTool[] {
     const { id } = this.request.principal
-    return this.options.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id))
+    return this.options.calls.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id))
   }
 
   get (toolId: string): AnyTool | undefined {
-    return this.options.catalog.get(toolId)
+    return this.options.calls.catalog.get(toolId)
   }
 
   async invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
-    const gauge = this.options.inFlight?.(toolId)
-    gauge?.inc()
-    try {
-      const { principal } = this.request
-      const tool = this.options.catalog.get(toolId)
-      const span = tool === undefined ? undefined : this.options.traceCall?.(tool, this.request, call.carrier, { method: 'tools/call', protocolVersion: single(this.request.headers['mcp-protocol-version']) })
-      const bind = {
-        app: this.#app,
-        execution: { signal: disconnectSignalOf(this.reply) },
-        domain: this.#app.domain,
-        idempotencyScope: principal.id,
-        mode: call.mode,
-        isPermitted: permitFor(this.scope, principal.id),
-        serialize: this.options.serialize,
-        transport: MCP_TRANSPORT,
-        // The operator's approval rules hold on every face: MCP is no way around a person.
-        requester: principal.id,
-        approvalRule: ruleFor(this.options.approvalRule, principal.id),
-        onRecord: span === undefined && this.options.audit === undefined ? undefined : (record: CallRecord) => { this.#settled(record, input, span, call.approvalId) },
-        trace: span?.headers,
-      }
-      const request = { toolId, input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: this.cancelled }
-      // Traced, the call runs in its span's context, as over REST (tool-call.ts).
-      return await (span === undefined ? this.options.catalog.invokeWith(bind, request) : span.run(() => this.options.catalog.invokeWith(bind, request)))
-    } finally {
-      gauge?.dec()
-    }
-  }
-
-  #settled (record: CallRecord, input: unknown, span: CallSpan | undefined, approvalId: string | undefined): void {
-    span?.end(record, approvalId)
-    const { audit } = this.options
-    if (audit !== undefined && AuditTrail.covers(record)) {
-      audit.call(record, { principal: this.request.principal.id, source: this.request.ip, requestId: this.request.id, traceId: span?.traceId, input, ...(approvalId === undefined ? {} : { approvalId }) })
-    }
+    const { request } = this
+    const { traceCall } = this.options
+    return await this.options.calls.call({
+      app: this.#app,
+      source: request.ip,
+      transport: MCP_TRANSPORT,
+      signal: disconnectSignalOf(this.reply),
+      isPermitted: permitFor(this.scope, request.principal.id),
+      trace: traceCall === undefined ? undefined : tool => traceCall(tool, request, call.carrier, { method: 'tools/call', protocolVersion: single(request.headers['mcp-protocol-version']) }),
+    }, { ...call, toolId, input, signal: this.cancelled })
   }
 
   problemOf (error: ToolgateError): Record<string, unknown> {
@@ -230,8 +194,4 @@ async function sendRpc (reply: FastifyReply, status: number, text: string, sse: 
 
 function single (value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
-}
-
-function ruleFor (approvalRule: McpOptions['approvalRule'], principalId: string): ((tool: AnyTool) => ApprovalRule | undefined) | undefined {
-  return approvalRule === undefined ? undefined : tool => approvalRule(principalId, tool.id)
 }

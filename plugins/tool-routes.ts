@@ -3,16 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../src/core/app-context.js'
 import { requireScope } from '../src/services/auth/index.js'
-import { GatewayError, type AnyTool, type ApprovalRule, type CallRecord, type ToolCatalog, type ToolSet } from '../src/index.js'
-import type { AuditTrail } from '../src/services/audit/audit-trail.js'
+import { GatewayError, type AnyTool, type CallRecord, type ToolSet } from '../src/index.js'
+import type { GatewayCalls } from '../src/services/calls/gateway-calls.js'
 import { specsOf } from '../src/services/llm-specs/formats.js'
 import { nameMapsFor } from '../src/services/llm-specs/names.js'
-import type { InFlight } from '../src/services/metrics/gateway-metrics.js'
 import { listingOf, ToolListingSchema } from '../src/services/tool-listing.js'
 import { callerDocs } from './caller-docs.js'
 import { gatewayAppOf } from './gateway-app.js'
 import { CallHeaders, CallQuery, problemResponses, ProviderSpecs, SpecQuery } from './schemas.js'
-import { jsonWithin, RestCalls } from './tool-call.js'
+import { RestCalls } from './tool-call.js'
 import { optionsValidator } from './call-options.js'
 import type { ToolDocuments } from './tool-document.js'
 import { SECURITY } from './tool-operation.js'
@@ -27,22 +26,15 @@ declare module 'fastify' {
 }
 
 export interface ToolRoutesOptions {
-  readonly catalog: ToolCatalog<GatewayApp>
+  /** Where every call enters the pipeline and is finished (its catalog is the one served). */
+  readonly calls: GatewayCalls
   readonly facts: GatewayFacts
-  /** The in-flight gauge of a tool, bound once per route (absent: not counted). */
-  readonly inFlight?: (toolId: string) => InFlight
-  /** Largest tool response body; a larger output is the tool's invalid output (502). */
-  readonly maxResponseBytes: number
   /** Largest request body, set on each tool route so a host app's own limit does not apply. */
   readonly bodyLimit: number
-  /** The operator's approval rules (absent: none). */
-  readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
   /** Serve the Swagger UI at /docs (the document at /openapi.json is always served, per caller). */
   readonly docsUi?: boolean
   /** Opens each call's span when tracing is on (absent: no span, no context, no cost). */
   readonly traceCall?: CallTracer
-  /** The audit trail, when `AUDIT_LOG` is set. */
-  readonly audit?: AuditTrail
   /** The OpenAPI document of each catalog version, for `/openapi.json` and `/docs`. */
   readonly documents: ToolDocuments
 }
@@ -56,11 +48,12 @@ export interface ToolRoutesOptions {
  */
 export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { catalog, facts, traceCall, audit, documents } = options
+  const { calls, facts, traceCall, documents } = options
+  const { catalog } = calls
   const timeout = catalog.options.defaultTimeoutMs
   // Tool calls take JSON only: anything else is 415, not a string handed to the input schema.
   app.removeContentTypeParser(['text/plain'])
-  const calls = new RestCalls(app, { catalog, facts, inFlight: options.inFlight, serialize: jsonWithin(options.maxResponseBytes), approvalRule: options.approvalRule, traceCall, audit })
+  const rest = new RestCalls(app, { calls, facts, traceCall })
 
   const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
 
@@ -122,7 +115,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     // Unknown ids: authenticated first (step 1), then the same 404 an inactive tool gets (step 2).
     if (tool === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${toolId}"`)
     requireScope(request.principal, SCOPES.call)
-    return await calls.call(tool, request, reply)
+    return await rest.call(tool, request, reply)
   })
 
 }

@@ -12,7 +12,9 @@ import { compileApprovalRules } from '../../src/services/approvals/rules.js'
 import { createRedisClient, whenReady } from '../../src/services/redis/client.js'
 import { VERSION } from '../../src/services/version.js'
 import { inputBoundsOf } from '../../src/services/config.js'
-import { jsonWithin } from '../../plugins/tool-call.js'
+import { jsonWithin } from '../../src/services/calls/json-within.js'
+import { GatewayCalls, logsOf } from '../../src/services/calls/gateway-calls.js'
+import { openAuditTrail } from '../../src/services/audit/open.js'
 import { problemOf } from '../../plugins/problem.js'
 import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
@@ -35,8 +37,11 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
                      when this process ends`,
   options: { upstreams: { type: 'string' } },
   async run (args) {
-    const log = stderrLogger()
+    // Info until the settings are read (an upstream may speak before), then LOG_LEVEL.
+    let level = 'info'
+    const log = stderrLogger(() => level)
     const { config, local, tools, upstreams } = await configAndTools(args, log)
+    level = config.logLevel
     // With REDIS_URL, approvals live where the HTTP gateways' approvers decide them.
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, { down: error => { log.warn({ err: String(error) }, 'redis unreachable') } })
     if (redis !== undefined && !await whenReady(redis, 2_000)) log.warn({}, 'redis not reachable at start-up; continuing')
@@ -53,11 +58,18 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
         log.error({ upstream: server, err: String(error) }, 'the tools of this upstream changed, but they were refused; the tools serving stay')
       }
     })
-    const approvalRule = compileApprovalRules(config.approvalRules)
     const isPermitted = createPermissionRules(config.rules)
     const permitted = (tool: AnyTool): boolean => isPermitted(LOCAL.id, tool.id)
     const facts: GatewayFacts = { version: VERSION, startedAt: Date.now(), toolIds: () => catalog.ids(), inFlight: () => catalog.inFlight }
-    const serialize = jsonWithin(config.maxResponseBytes)
+    const audit = await openAuditTrail(config, log)
+    // Finished as on every face: the operator's approval rules, the audit trail, a log line per call.
+    const calls = new GatewayCalls({
+      catalog,
+      serialize: jsonWithin(config.maxResponseBytes),
+      audit,
+      approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
+      logs: logsOf(config.logLevel),
+    })
     // Its states come back to this process only: a secret of its own, never the replicas' shared one.
     const seal = sealSource(config.mcpStateSecret)
     const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
@@ -68,11 +80,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
         principalId: LOCAL.id,
         tools: () => catalog.active(app).filter(permitted),
         get: toolId => catalog.get(toolId),
-        invoke: async (toolId, input, call) => await catalog.invokeWith({
-          app, domain: app.domain, idempotencyScope: LOCAL.id, mode: call.mode, isPermitted: permitted, serialize, transport: MCP_TRANSPORT,
-          // The operator's approval rules hold here too.
-          requester: LOCAL.id, approvalRule: tool => approvalRule(LOCAL.id, tool.id),
-        }, { toolId, input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey, approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: cancelled }),
+        invoke: async (toolId, input, call) => await calls.call({ app, source: LOCAL.id, transport: MCP_TRANSPORT, isPermitted: permitted }, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
       }
     }
@@ -81,14 +89,21 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
       onError: error => { log.error({ err: String(error) }, 'mcp request failed') },
     })
     await catalog.shutdown(config.shutdownGraceMs)
+    await audit?.close()
     await upstreams?.close()
     redis?.disconnect()
     return EXIT.ok
   },
 }
 
-/** JSON lines on stderr: stdout belongs to the protocol. */
-function stderrLogger (): GatewayApp['log'] {
-  const line = (level: string) => (obj: object, msg?: string): void => { process.stderr.write(JSON.stringify({ level, time: Date.now(), ...obj, msg }) + '\n') }
-  return { info: line('info'), warn: line('warn'), error: line('error'), debug: () => {} }
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal']
+
+/** JSON lines on stderr (stdout belongs to the protocol), at `level()` and above, as pino's levels rank. */
+function stderrLogger (level: () => string): GatewayApp['log'] {
+  const line = (name: string) => (obj: object, msg?: string): void => {
+    const floor = LEVELS.indexOf(level())
+    if (floor === -1 || LEVELS.indexOf(name) < floor) return
+    process.stderr.write(JSON.stringify({ level: name, time: Date.now(), ...obj, msg }) + '\n')
+  }
+  return { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') }
 }

@@ -10,7 +10,7 @@ import { AuditTrail } from '../../src/services/audit/audit-trail.js'
 import { verifyAuditText } from '../../src/services/audit/verify.js'
 import { loadConfig } from '../../src/services/config.js'
 import { GatewayMetrics } from '../../src/services/metrics/gateway-metrics.js'
-import { openAuditTrail } from '../../plugins/audit.js'
+import { openAuditTrail } from '../../src/services/audit/open.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { auth, KEYS, testApp } from '../http/helpers.js'
 
@@ -117,7 +117,7 @@ describe('a full buffer', () => {
     const warnings: unknown[] = []
     const log = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)) } })
     const config = loadConfig({}, { auditLog: path, auditBufferLines: 2 })
-    const audit = (await openAuditTrail(config, metrics, log))!
+    const audit = (await openAuditTrail(config, log, lines => { metrics.auditDropped(lines) }))!
     const record = { callId: 'c', toolId: 'move_file', kind: 'write', effects: [], effectsLabel: 'none', readOnly: false, domain: 'd', outcome: 'ok', status: 200, dryRun: false, escalated: false, executed: true, startedAt: Date.now(), queueMs: 0, executeMs: 0, durationMs: 0, touchedResources: [], mutatedResources: [], debugSteps: [] } as const
     // Two lines wait for the write (it starts on the next turn): the other 48 of this burst find
     // the buffer full. One principal each, so that the whole buffer is what stops them (one
