@@ -19,7 +19,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bench/targets/*.mjs', 'scripts/*.mjs', 'test/fixtures/*/*.mjs'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bench/targets/*.mjs', 'scripts/*.mjs', 'test/fixtures/*/*.mjs', 'plugins/approvals/page/*.js'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-floating-promises': 'error',
@@ -35,6 +35,14 @@ export default tseslint.config(
     'src/services are the gateway\'s services: no Fastify and no plugins (those adapt the services, not the other way round).'),
   layer(['tools/**/*.ts'], ['**/src/**', '**/plugins/**', '**/bin/**'],
     'a tool imports toolgate by its package name (toolgate, toolgate/server), as a user\'s tool would.'),
+  {
+    // The approvals page's script runs in a browser: its globals, and no Node.
+    files: ['plugins/**/page/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(['window', 'document', 'fetch', 'sessionStorage', 'location', 'history', 'setTimeout', 'clearTimeout', 'setInterval', 'Intl', 'URL', 'URLSearchParams', 'Headers'].map(name => [name, 'readonly'])),
+    },
+  },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {

@@ -16,8 +16,8 @@ import { z } from 'zod'
 import { buildApp } from '../plugins/app.js'
 import { defineTool, type AnyTool } from '../src/index.js'
 import { loadConfig } from '../src/services/config.js'
-import { loadToolsFromDir } from '../src/services/loader.js'
-import { prepareToolsDir } from '../src/services/tool-hooks.js'
+import { loadToolsFromDir } from '../src/services/loading/loader.js'
+import { prepareToolsDir } from '../src/services/loading/tool-hooks.js'
 
 const reloads = Number(process.argv[2] ?? 200)
 const shipped = fileURLToPath(new URL('../tools', import.meta.url))

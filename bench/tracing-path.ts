@@ -21,6 +21,7 @@
  * `--between` other work between calls, as a request's (KiB of memory touched; its own time, measured
  * in a round beside, taken off: past about 64 KiB its own variation swamps the difference).
  */
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
 import { startOtlpSink } from './lib/otlp-sink.js'
@@ -88,7 +89,8 @@ interface Subject {
 /** A checkout's tracing at this sampler, as the REST face opens, ends and exports a call's two spans. */
 async function toolgate (dir: string, spec: string, label: string): Promise<Subject> {
   const { tracingFromEnv } = await import(`${dir}/src/services/tracing/setup.ts`)
-  const { callTracer } = await import(`${dir}/plugins/tracing.ts`)
+  // A checkout from before plugins/ had rooms keeps it at the top.
+  const { callTracer } = await import(existsSync(`${dir}/plugins/observability/tracing.ts`) ? `${dir}/plugins/observability/tracing.ts` : `${dir}/plugins/tracing.ts`)
   const { ServerSpan } = await import(`${dir}/src/services/tracing/server-span.ts`)
   const { echoTool } = await import(`${dir}/bench/targets/toolgate-tools.ts`)
   const [sampler, arg] = spec.split('=')

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError } from '../src/services/config.js'
-import { ToolLoadError } from '../src/services/loader.js'
+import { ToolLoadError } from '../src/services/loading/loader.js'
 import { ToolDefinitionError } from '../src/index.js'
 import { StartError } from '../src/services/start-error.js'
 

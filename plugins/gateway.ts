@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
 import { defineToolCatalog, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
-import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/catalog-updates.js'
-import { loadToolsFromDir } from '../src/services/loader.js'
-import { ToolDocuments } from './tool-document.js'
-import { approvableBy } from './tool-operation.js'
+import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/loading/catalog-updates.js'
+import { loadToolsFromDir } from '../src/services/loading/loader.js'
+import { ToolDocuments } from './openapi/tool-document.js'
+import { approvableBy } from './openapi/tool-operation.js'
 import { ConfigError, inputBoundsOf, type Config } from '../src/services/config.js'
 import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
 import { traceSpanMetrics } from '../src/services/metrics/trace-metrics.js'
@@ -13,36 +13,36 @@ import { createRedisClient, whenReady } from '../src/services/redis/client.js'
 import { idempotencyStoreOf } from '../src/services/idempotency-store.js'
 import { createSharedSlots } from '../src/services/redis/shared-slots.js'
 import { VERSION } from '../src/services/version.js'
-import { healthRoutes } from './health.js'
-import { boundJsonBodies } from './json-body.js'
-import { countEarlyFailure, metricsPlugin } from './metrics.js'
-import { openApiPlugin } from './openapi.js'
-import { problemPlugin, type ProblemOptions } from './problem.js'
-import { queryCredentialsPlugin } from './query-credentials.js'
-import { requestIdPlugin } from './request-id.js'
-import { toolRoutes } from './tool-routes.js'
+import { healthRoutes } from './http/health.js'
+import { boundJsonBodies } from './http/json-body.js'
+import { countEarlyFailure, metricsPlugin } from './observability/metrics.js'
+import { openApiPlugin } from './openapi/openapi.js'
+import { problemPlugin, type ProblemOptions } from './http/problem.js'
+import { queryCredentialsPlugin } from './access/query-credentials.js'
+import { requestIdPlugin } from './http/request-id.js'
+import { toolRoutes } from './tools/routes.js'
 import { jsonWithin } from '../src/services/calls/json-within.js'
 import { GatewayCalls, logsOf } from '../src/services/calls/gateway-calls.js'
-import { admissionPlugin } from './admission.js'
-import { intentRoutes } from './intents.js'
-import { mcpRoutes } from './mcp.js'
+import { admissionPlugin } from './access/admission.js'
+import { intentRoutes } from './tools/intents.js'
+import { mcpRoutes } from './mcp/routes.js'
 import { sealSource } from '../src/services/mcp/request-state.js'
 import { sharedSecret } from '../src/services/redis/shared-secret.js'
-import { rateLimitingEnabled, rateLimitPlugin } from './rate-limit.js'
-import { protectedResourceRoutes, resourceMetadataParam } from './protected-resource.js'
-import { approvalRoutes, approvalTelemetry } from './approvals.js'
+import { rateLimitingEnabled, rateLimitPlugin } from './access/rate-limit.js'
+import { protectedResourceRoutes, resourceMetadataParam } from './access/protected-resource.js'
+import { approvalRoutes, approvalTelemetry } from './approvals/routes.js'
 import { approvalOptionsOf } from '../src/services/approvals/options.js'
 import { compileApprovalRules } from '../src/services/approvals/rules.js'
 import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
 import { approvalPeopleServices } from '../src/services/approvals/page-services.js'
-import { approvalsSessionHook } from './approvals-sign-in.js'
+import { approvalsSessionHook } from './approvals/sign-in.js'
 import type { AuditTrail } from '../src/services/audit/audit-trail.js'
 import type { Tracing } from '../src/services/tracing/types.js'
-import { auditEarlyRefusal } from './audit.js'
+import { auditEarlyRefusal } from './observability/audit.js'
 import { openAuditTrail } from '../src/services/audit/open.js'
 import { exemplarOf } from '../src/services/tracing/span-ids.js'
 import type { Upstreams } from '../src/services/upstreams/upstreams.js'
-import { upstreamRoutes } from './upstreams.js'
+import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -88,7 +88,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   checkToolLimits(config, tools)
   // First, so that the HTTP server span covers every route and hook registered after it.
   // The Fastify instrumentation (and the SDK behind it) loads only when tracing is on.
-  const traced = options.tracing === undefined ? undefined : { tracing: options.tracing, faces: await import('./tracing.js') }
+  const traced = options.tracing === undefined ? undefined : { tracing: options.tracing, faces: await import('./observability/tracing.js') }
   if (traced !== undefined) await traced.faces.registerHttpTracing(app, traced.tracing)
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
     down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
@@ -209,7 +209,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(requestIdPlugin)
   // CORS first among the request hooks, so a browser can read the refusals that follow. Its
   // module loads only when it is configured.
-  if (config.corsOrigins.length > 0) await app.register((await import('./cors.js')).corsPlugin, { config })
+  if (config.corsOrigins.length > 0) await app.register((await import('./http/cors.js')).corsPlugin, { config })
   await app.register(queryCredentialsPlugin)
   await app.register(openApiPlugin, { version: VERSION })
   // The document of the first set, before anything is served (after swagger's own onReady).

@@ -3,7 +3,7 @@ import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { buildApp } from './app.js'
 import { StartError } from '../src/services/start-error.js'
-import { coalesced, watchToolsDir, type ToolsWatch } from '../src/services/tools-watch.js'
+import { coalesced, watchToolsDir, type ToolsWatch } from '../src/services/loading/tools-watch.js'
 import { tracingFromEnv } from '../src/services/tracing/setup.js'
 import type { Tracing } from '../src/services/tracing/types.js'
 

@@ -5,9 +5,9 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { openApiDocument } from '../plugins/openapi-document.js'
+import { openApiDocument } from '../plugins/openapi/document.js'
 import { loadConfig } from '../src/services/config.js'
-import { loadToolsFromDir } from '../src/services/loader.js'
+import { loadToolsFromDir } from '../src/services/loading/loader.js'
 
 const target = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url))
 const toolsDir = fileURLToPath(new URL('../tools', import.meta.url))

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { OUTCOMES } from '../src/index.js'
-import { loadToolsFromDir } from '../src/services/loader.js'
+import { loadToolsFromDir } from '../src/services/loading/loader.js'
 
 interface Sample { readonly metric: Record<string, string>, readonly value: number }
 type QueryBody = { status: string, errorType?: string, error?: string, data?: { resultType: string, result: unknown } }

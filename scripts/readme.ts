@@ -6,8 +6,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { render, type Report } from '../bench/lib/report.js'
-import { ERROR_TABLE_MARKDOWN } from '../plugins/error-table.js'
-import { loadToolsFromDir } from '../src/services/loader.js'
+import { ERROR_TABLE_MARKDOWN } from '../plugins/openapi/error-table.js'
+import { loadToolsFromDir } from '../src/services/loading/loader.js'
 import { settingsTable } from '../src/services/settings-table.js'
 import { summaryOf } from '../src/services/tool-listing.js'
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import type { AnyTool } from '../../src/index.js'
 import type { Upstreams } from '../../src/services/upstreams/upstreams.js'
-import type { UpstreamLog } from '../../src/services/upstreams/connection.js'
+import type { UpstreamLog } from '../../src/services/upstreams/status.js'
 import { loadConfig, type Config } from '../../src/services/config.js'
-import { loadToolsFromDir } from '../../src/services/loader.js'
-import { prepareToolsDir } from '../../src/services/tool-hooks.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
+import { prepareToolsDir } from '../../src/services/loading/tool-hooks.js'
 import { toolsDirOf, type ParsedArgs } from '../command.js'
 
 /**

@@ -15,7 +15,7 @@ import { inputBoundsOf } from '../../src/services/config.js'
 import { jsonWithin } from '../../src/services/calls/json-within.js'
 import { GatewayCalls, logsOf } from '../../src/services/calls/gateway-calls.js'
 import { openAuditTrail } from '../../src/services/audit/open.js'
-import { problemOf } from '../../plugins/problem.js'
+import { problemOf } from '../../plugins/http/problem.js'
 import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 

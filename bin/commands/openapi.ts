@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises'
-import { openApiDocument } from '../../plugins/openapi-document.js'
+import { openApiDocument } from '../../plugins/openapi/document.js'
 import { EXIT, type Command } from '../command.js'
 import { toolsOnce } from './load.js'
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { startServer } from '../../plugins/server.js'
 import { loadConfig } from '../../src/services/config.js'
-import { loadToolsFromDir } from '../../src/services/loader.js'
-import { prepareToolsDir } from '../../src/services/tool-hooks.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
+import { prepareToolsDir } from '../../src/services/loading/tool-hooks.js'
 import { EXIT, toolsDirOf, type Command } from '../command.js'
 
 export const serve: Command = {

@@ -4,7 +4,7 @@ import { SLOW } from '../slow.js'
 import { buildApp } from '../../plugins/app.js'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import { loadConfig } from '../../src/services/config.js'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 import { browserGateway, HAVE_CHROMIUM } from './chromium.js'
 
 /*

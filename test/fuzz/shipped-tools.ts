@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { vi } from 'vitest'
 import { hashApiKey } from '../../src/services/auth/index.js'
 import type { AnyTool } from '../../src/index.js'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 import { isTimeZone } from '../../tools/time-now.js'
 
 export const FUZZ_KEY = 'fuzz-key-0123456789abcdef'

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 import { auth, KEYS, testApp } from './helpers.js'
 import { expectProblem } from './problem-shape.js'
 

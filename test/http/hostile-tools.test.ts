@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { auth, KEYS, testApp } from './helpers.js'
 import { expectProblem } from './problem-shape.js'

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, ToolDefinitionError, type AnyTool } from '../../src/index.js'
-import { ToolReplacementError } from '../../src/services/catalog-updates.js'
+import { ToolReplacementError } from '../../src/services/loading/catalog-updates.js'
 import { SLOW } from '../slow.js'
 import { auth, KEYS, testApp } from './helpers.js'
 

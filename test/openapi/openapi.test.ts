@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'vitest'
 import { generateOpenApi } from '../../scripts/openapi.js'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 
 const committedPath = new URL('../../openapi/openapi.json', import.meta.url)
 

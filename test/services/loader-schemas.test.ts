@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadToolsFromDir } from '../../src/services/loader.js'
+import { loadToolsFromDir } from '../../src/services/loading/loader.js'
 
 describe('loading a tool folder', () => {
   it('refuses a schema that cannot give a JSON Schema, naming the tool, the file and the field', async () => {

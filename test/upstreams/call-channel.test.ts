@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Client, InMemoryTransport, ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/client'
-import { CallChannel } from '../../src/services/upstreams/call-channel.js'
+import { CallChannel } from '../../src/services/upstreams/mcp/call-channel.js'
 
 /*
  * The channel answers `tools/call` itself instead of the SDK client: it must take and refuse

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ReadBuffer } from '@modelcontextprotocol/client'
-import { MessageReader } from '../../src/services/upstreams/message-reader.js'
+import { MessageReader } from '../../src/services/upstreams/mcp/message-reader.js'
 
 /* The reader takes the answers to calls without the SDK's schema: it must read every line as the SDK's ReadBuffer does. */
 

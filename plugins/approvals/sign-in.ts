@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { GatewayError } from '../../src/index.js'
+import type { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
+import { fromThisSite, refuseCrossSite } from '../http/same-origin.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The approvals page's sign-in session (a cookie) authenticates this route when no credential is sent. */
+    approvalsSession?: true
+  }
+  interface FastifyRequest {
+    /** Authenticated by the page's sign-in cookie (not by a credential it sent). */
+    approvalsSession: boolean
+  }
+}
+
+export interface ApprovalsSignInOptions {
+  readonly signIn: OidcSignIn
+}
+
+/*
+ * The page's OpenID Connect sign-in, as cookies: the session cookie holds only a random id
+ * (HttpOnly, SameSite=Strict, Secure over TLS, scoped to the approvals paths); the tokens stay
+ * in the gateway's store. A route that opts in (`approvalsSession`) gets the session's access
+ * token as its bearer credential before admission runs, so the token is verified like any
+ * other JWT and nothing else about authentication changes. Other routes (tool calls, MCP)
+ * never read the cookie: a browser's ambient credential cannot call a tool.
+ */
+const SESSION_COOKIE = 'toolgate-approvals'
+const FLOW_COOKIE = 'toolgate-approvals-flow'
+const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
+
+/** The cookie hook, registered before admission in the authenticated scope (fastify-plugin: it reaches the sibling routes). */
+export const approvalsSessionHook = fp(async function approvalsSession (app: FastifyInstance, { signIn }: ApprovalsSignInOptions) {
+  const paths = cookiePaths(app.prefix)
+  app.decorateRequest('approvalsSession', false)
+  // Callback style, and out at once for every route that did not opt in: the tool call path pays one property read.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.approvalsSession !== true || request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined || !fromThisSite(request)) {
+      done()
+      return
+    }
+    const sessionId = readCookie(request, cookieName(request, SESSION_COOKIE))
+    if (sessionId === undefined) {
+      done()
+      return
+    }
+    signIn.accessToken(sessionId).then(token => {
+      if (token === undefined) void reply.header('set-cookie', cookie(request, SESSION_COOKIE, '', { path: paths.session, maxAgeSec: 0, sameSite: 'Strict' }))
+      else {
+        request.headers.authorization = `Bearer ${token}`
+        request.approvalsSession = true
+      }
+      done()
+    }, (error: unknown) => { done(unavailable(error)) })
+  })
+}, { name: 'toolgate-approvals-session' })
+
+/** `GET /approvals/ui/login`, `GET /approvals/ui/callback`, `POST /approvals/ui/logout`. */
+export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: ApprovalsSignInOptions): Promise<void> {
+  const paths = cookiePaths(app.prefix)
+  const page = `${app.prefix}/approvals/ui`
+  const open = { anonymous: 'always' as const }
+
+  app.get('/approvals/ui/login', { schema: { hide: true }, config: open }, async (request, reply) => {
+    const { flowId, url } = await signIn.begin(`${originOf(request)}${page}/callback`)
+    // Lax: the issuer's redirect back is a cross-site navigation, which must carry this cookie.
+    return await reply
+      .header('set-cookie', cookie(request, FLOW_COOKIE, flowId, { path: paths.callback, maxAgeSec: 600, sameSite: 'Lax' }))
+      .header('cache-control', 'no-store')
+      .redirect(url, 302)
+  })
+
+  app.get('/approvals/ui/callback', { schema: { hide: true }, config: open }, async (request, reply) => {
+    const flowId = readCookie(request, cookieName(request, FLOW_COOKIE))
+    const clearFlow = cookie(request, FLOW_COOKIE, '', { path: paths.callback, maxAgeSec: 0, sameSite: 'Lax' })
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer')
+    try {
+      if (flowId === undefined) throw new Error('no sign-in under way in this browser (cookie missing or expired)')
+      const sessionId = await signIn.finish(flowId, new URL(request.url, originOf(request)))
+      const session = cookie(request, SESSION_COOKIE, sessionId, { path: paths.session, maxAgeSec: Math.floor(signIn.sessionTtlMs / 1000), sameSite: 'Strict' })
+      return await reply.header('set-cookie', [clearFlow, session]).redirect(page, 303)
+    } catch (error) {
+      request.log.warn({ err: error }, 'approvals page sign-in failed')
+      return await reply.header('set-cookie', clearFlow).redirect(`${page}?signin=failed`, 303)
+    }
+  })
+
+  app.post('/approvals/ui/logout', { schema: { hide: true }, config: open }, async (request, reply) => {
+    refuseCrossSite(request)
+    const sessionId = readCookie(request, cookieName(request, SESSION_COOKIE))
+    if (sessionId !== undefined) await signIn.end(sessionId).catch((error: unknown) => { throw unavailable(error) })
+    return await reply.header('set-cookie', cookie(request, SESSION_COOKIE, '', { path: paths.session, maxAgeSec: 0, sameSite: 'Strict' })).code(204).send()
+  })
+}
+
+function cookiePaths (prefix: string): { session: string, callback: string } {
+  return { session: `${prefix}/approvals`, callback: `${prefix}/approvals/ui/callback` }
+}
+
+/**
+ * This gateway's origin as the browser reached it: Fastify's `protocol` and `host` read the
+ * forwarding headers only as far as its `trustProxy` setting allows. A Host that is no host
+ * name is refused rather than put into a redirect URI.
+ */
+function originOf (request: FastifyRequest): string {
+  if (!HOST.test(request.host)) throw new GatewayError('TOOLGATE_MALFORMED_REQUEST', 'the Host header is not a host name')
+  return `${request.protocol}://${request.host}`
+}
+
+/** Over TLS a cookie is `Secure` and named `__Secure-…`, which browsers refuse to accept from plain http. */
+function cookieName (request: FastifyRequest, base: string): string {
+  return request.protocol === 'https' ? `__Secure-${base}` : base
+}
+
+function cookie (request: FastifyRequest, base: string, value: string, options: { path: string, maxAgeSec: number, sameSite: 'Strict' | 'Lax' }): string {
+  const secure = request.protocol === 'https' ? '; Secure' : ''
+  return `${cookieName(request, base)}=${value}; Path=${options.path}; Max-Age=${options.maxAgeSec}; HttpOnly; SameSite=${options.sameSite}${secure}`
+}
+
+function readCookie (request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie
+  if (header === undefined) return undefined
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=')
+    if (at > 0 && part.slice(0, at).trim() === name) {
+      const value = part.slice(at + 1).trim()
+      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined
+    }
+  }
+  return undefined
+}
+
+function unavailable (error: unknown): GatewayError {
+  return error instanceof GatewayError ? error : new GatewayError('TOOLGATE_UNAVAILABLE', 'the sign-in session store cannot be reached; retry shortly', { retryAfter: 1 }, { cause: error })
+}
+

@@ -1,0 +1,331 @@
+import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Tool as McpToolInfo, type Transport, type VersionNegotiationMode, type jsonSchemaValidator } from '@modelcontextprotocol/client'
+import { UpstreamError } from '../../../core/errors.js'
+import { VERSION } from '../../version.js'
+import { redact, type ServerConfig } from '../file.js'
+import { CallChannel } from './call-channel.js'
+import { ChildTransport } from './stdio-transport.js'
+import { remoteTransport } from './remote-transport.js'
+import { Slots } from '../slots.js'
+import type { UpstreamLog, UpstreamState, UpstreamStatus } from '../status.js'
+
+/*
+ * One upstream MCP server, kept connected: a stdio child restarted when it exits, a remote
+ * server reconnected when it drops, each with capped exponential backoff. While it is down its
+ * tools stay in the catalog and their calls answer 503 with `Retry-After`. A call cut off
+ * mid-way is retried once on the next connection only when its tool is read-only: anything else
+ * may have taken effect, so its outcome is unknown and it is never sent twice.
+ */
+
+export interface ConnectionOptions {
+  readonly log: UpstreamLog
+  readonly maxMessageBytes: number
+  /** The server's tool list, at every connection and every `list_changed`. */
+  readonly onTools: (tools: readonly McpToolInfo[]) => void
+  readonly onState?: (state: UpstreamState) => void
+  /** Counted at every restart or reconnection attempt after the first. */
+  readonly onRestart?: () => void
+  /** How long one connection attempt (spawn, handshake, first tool list) may take. */
+  readonly connectTimeoutMs?: number
+  readonly backoff?: { readonly initialMs: number, readonly maxMs: number }
+}
+
+export interface UpstreamCall {
+  /** May be a getter: it is read only when the call must wait, fails, or goes through the SDK client. */
+  readonly signal: AbortSignal
+  /** The same abort without a signal (`ToolContext.onAbort`): what a call that does not wait listens to. */
+  readonly onAbort?: ((listener: (reason: Error) => void) => () => void) | undefined
+  /** Read-only calls are retried once on a fresh connection when theirs dies mid-call. */
+  readonly readOnly: boolean
+  /** W3C trace context, sent in the request's `_meta`. */
+  readonly trace?: { readonly traceparent: string, readonly tracestate?: string }
+}
+
+/** Most tools one server may list: a server cannot grow the catalog without end. */
+const MAX_TOOLS = 1_000
+const ACCEPT_ALL: jsonSchemaValidator = { getValidator: (() => (data: unknown) => ({ valid: true, data, errorMessage: undefined })) as jsonSchemaValidator['getValidator'] }
+
+/** How long a read-only call cut off mid-way waits for a fresh connection to be retried on. */
+const RETRY_WAIT_MS = 5_000
+/** A connection that stayed up this long starts the next backoff from the beginning. */
+const STABLE_MS = 10_000
+
+export class UpstreamConnection {
+  readonly config: ServerConfig
+  readonly #options: ConnectionOptions
+  readonly #slots: Slots
+  #state: UpstreamState = 'starting'
+  #since = Date.now()
+  #client: Client | undefined
+  /** The transport under `#client`, which answers the 2025-11-25 era's `tools/call` itself. */
+  #channel: CallChannel | undefined
+  #tools: readonly McpToolInfo[] = []
+  #restarts = 0
+  #attempt = 0
+  #nextAttemptAt = 0
+  #timer: NodeJS.Timeout | undefined
+  #lastError: string | undefined
+  #upSince = 0
+  #waiters = new Set<() => void>()
+  #closing: Promise<void> | undefined
+
+  constructor (config: ServerConfig, options: ConnectionOptions) {
+    this.config = config
+    this.#options = options
+    this.#slots = new Slots(config.maxInFlight, config.maxQueue)
+  }
+
+  get state (): UpstreamState { return this.#state }
+  get tools (): readonly McpToolInfo[] { return this.#tools }
+
+  /** Connect for the first time: resolves once it is up or its first attempt failed (it keeps trying). */
+  async start (): Promise<void> {
+    await this.#connect()
+  }
+
+  status (): UpstreamStatus {
+    return {
+      name: this.config.name,
+      transport: this.config.transport,
+      state: this.#state,
+      required: this.config.required,
+      tools: this.#tools.length,
+      restarts: this.#restarts,
+      inFlight: this.#slots.inFlight,
+      since: this.#since,
+      ...(this.#state === 'up' && this.#client?.getNegotiatedProtocolVersion() !== undefined ? { protocolVersion: this.#client.getNegotiatedProtocolVersion() } : {}),
+      ...(this.#lastError === undefined || this.#state === 'up' ? {} : { lastError: this.#lastError }),
+    }
+  }
+
+  /** Call tool `name` of this server; answers its result or throws an `UpstreamError`. */
+  async call (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
+    const release = await this.#slots.acquire(call, this.config.name)
+    try {
+      try {
+        return await this.#send(name, args, call)
+      } catch (error) {
+        if (!isConnectionLoss(error) || call.signal.aborted) throw error
+        if (!call.readOnly) throw outcomeUnknown(this.config.name, error)
+        // A read-only call changed nothing: once more, on the next connection.
+        this.#log('warn', { err: error, tool: name }, 'the connection dropped during a read-only call; retrying it once on a fresh connection')
+        if (!await this.#whenUp(call.signal, RETRY_WAIT_MS)) throw this.#unavailable()
+        try {
+          return await this.#send(name, args, call)
+        } catch (again) {
+          throw isConnectionLoss(again) && !call.signal.aborted ? upstreamFailed(this.config.name, again) : again
+        }
+      }
+    } finally {
+      release()
+    }
+  }
+
+  async #send (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
+    const client = this.#client
+    const channel = this.#channel
+    if (this.#state !== 'up' || client === undefined || channel === undefined) throw this.#unavailable()
+    const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
+    try {
+      // The pipeline's hard timeout aborts the call (through onAbort, or the signal), and notifications/cancelled goes out.
+      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
+      return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
+    } catch (error) {
+      if (call.signal.aborted) throw error
+      if (isConnectionLoss(error)) {
+        this.#lost(client, error)
+        throw error
+      }
+      if (SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult) {
+        throw new UpstreamError('TOOLGATE_INVALID_OUTPUT', `upstream "${this.config.name}" answered something that is not a tool result`, {}, { cause: error })
+      }
+      if (error instanceof ProtocolError) throw new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `upstream "${this.config.name}" refused the call: ${this.#redact(error.message).slice(0, 500)}`)
+      throw upstreamFailed(this.config.name, error)
+    }
+  }
+
+  #unavailable (): UpstreamError {
+    const wait = Math.max(1, Math.ceil((this.#nextAttemptAt - Date.now()) / 1000))
+    return new UpstreamError('TOOLGATE_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" is ${this.#state === 'starting' ? 'starting' : 'down'}; retry after ${wait} s`, { retryAfter: wait, upstream: this.config.name })
+  }
+
+  /** True once connected again, false after `ms` (a server that stays down: 503 now, not a wait until the timeout). */
+  async #whenUp (signal: AbortSignal, ms: number): Promise<boolean> {
+    if (this.#state === 'up') return true
+    return await new Promise<boolean>((resolve, reject) => {
+      const cleanup = (): void => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', aborted)
+        this.#waiters.delete(done)
+      }
+      const settle = (up: boolean): void => { cleanup(); resolve(up) }
+      const done = (): void => { settle(true) }
+      const aborted = (): void => { cleanup(); reject(signal.reason) }
+      const timer = setTimeout(() => { settle(false) }, ms)
+      this.#waiters.add(done)
+      signal.addEventListener('abort', aborted, { once: true })
+    })
+  }
+
+  async #connect (): Promise<void> {
+    if (this.#state === 'closed') return
+    const transport = new CallChannel(this.#transport())
+    const client = new Client({ name: 'toolgate', version: VERSION }, {
+      capabilities: {},
+      // Structured content is checked by the tool's parseOutput, like every tool's output (502 TOOLGATE_INVALID_OUTPUT): not twice.
+      jsonSchemaValidator: ACCEPT_ALL,
+      versionNegotiation: { mode: negotiationOf(this.config.protocol) },
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (client !== this.#client) return
+            if (error !== null) this.#log('warn', { err: error }, 'the server said its tools changed, but listing them failed; keeping the tools it had')
+            else if (tools !== null) this.#setTools(tools)
+          },
+        },
+      },
+    })
+    this.#client = client
+    this.#channel = transport
+    const timeout = this.#options.connectTimeoutMs ?? 30_000
+    try {
+      await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
+      const tools = await withTimeout(this.#listTools(client), timeout, 'listing its tools')
+      if (this.#closed() || this.#client !== client) {
+        await client.close().catch(() => undefined)
+        return
+      }
+      client.onclose = () => { this.#lost(client, new Error('the connection closed')) }
+      this.#attempt = 0
+      this.#upSince = Date.now()
+      this.#lastError = undefined
+      this.#setState('up')
+      this.#setTools(tools)
+      this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: transport.pid }, 'upstream connected')
+      for (const waiter of [...this.#waiters]) waiter()
+    } catch (error) {
+      await client.close().catch(() => undefined)
+      if (this.#client === client) this.#client = undefined
+      if (this.#closed()) return
+      this.#lastError = this.#redact(error instanceof Error ? error.message : String(error)).slice(0, 500)
+      this.#setState('down')
+      this.#retry()
+    }
+  }
+
+  async #listTools (client: Client): Promise<McpToolInfo[]> {
+    const { tools } = await client.listTools()
+    if (tools.length > MAX_TOOLS) throw new Error(`the server lists ${tools.length} tools; at most ${MAX_TOOLS} are taken from one server`)
+    return tools
+  }
+
+  #transport (): Transport {
+    const { config } = this
+    if (config.transport !== 'stdio') return remoteTransport(config, this.#options.maxMessageBytes)
+    return new ChildTransport(config, {
+      maxMessageBytes: this.#options.maxMessageBytes,
+      stderr: line => { this.#options.log.info({ upstream: config.name, stderr: this.#redact(line) }, 'upstream stderr') },
+      exited: (code, signal) => { if (this.#state !== 'closed') this.#log('warn', { code, signal }, 'upstream process exited') },
+    })
+  }
+
+  #setTools (tools: readonly McpToolInfo[]): void {
+    if (tools.length > MAX_TOOLS) {
+      this.#log('error', { tools: tools.length }, `the server lists more than ${MAX_TOOLS} tools; keeping the tools it had`)
+      return
+    }
+    this.#tools = Object.freeze([...tools])
+    this.#options.onTools(this.#tools)
+  }
+
+  /** The connection broke (the child exited, the stream broke, the server went away): try again later. */
+  #lost (client: Client, error: unknown): void {
+    if (this.#client !== client || this.#state === 'closed') return
+    this.#client = undefined
+    void client.close().catch(() => undefined)
+    if (Date.now() - this.#upSince >= STABLE_MS) this.#attempt = 0
+    this.#lastError = this.#redact(error instanceof Error ? error.message : String(error)).slice(0, 500)
+    this.#setState('down')
+    this.#log('warn', { reason: this.#lastError }, 'upstream connection lost')
+    this.#retry()
+  }
+
+  #retry (): void {
+    if (this.#state === 'closed' || this.#timer !== undefined) return
+    const { initialMs, maxMs } = this.#options.backoff ?? { initialMs: 250, maxMs: 30_000 }
+    const base = Math.min(maxMs, initialMs * 2 ** this.#attempt)
+    // Jitter: replicas restarting the same server do not retry in lockstep.
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4))
+    this.#attempt++
+    this.#nextAttemptAt = Date.now() + delay
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.#restarts++
+      this.#options.onRestart?.()
+      void this.#connect()
+    }, delay)
+    this.#timer.unref()
+  }
+
+  /** Read again after every await: `close` may have run meanwhile. */
+  #closed (): boolean {
+    return this.#state === 'closed'
+  }
+
+  #setState (state: UpstreamState): void {
+    if (this.#state === state) return
+    this.#state = state
+    this.#since = Date.now()
+    this.#options.onState?.(state)
+  }
+
+  #log (level: 'info' | 'warn' | 'error', object: object, message: string): void {
+    this.#options.log[level]({ upstream: this.config.name, ...object }, message)
+  }
+
+  /** Any value the file took from the environment (or gave a child) is a credential: never in a message. */
+  #redact (text: string): string {
+    return redact(text, this.config.secrets)
+  }
+
+  /** Stop: no more restarts, the child (and its group) stopped, calls in flight cut off. */
+  async close (): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#setState('closed')
+      clearTimeout(this.#timer)
+      this.#timer = undefined
+      const client = this.#client
+      this.#client = undefined
+      await client?.close().catch(() => undefined)
+    })()
+    await this.#closing
+  }
+}
+
+function negotiationOf (protocol: ServerConfig['protocol']): VersionNegotiationMode {
+  if (protocol === 'auto') return 'auto'
+  return protocol === '2025-11-25' ? 'legacy' : { pin: protocol }
+}
+
+/** The connection went away under the request: the server may or may not have seen it. */
+function isConnectionLoss (error: unknown): boolean {
+  if (SdkError.isInstance(error)) return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed
+  // fetch's network failures (a remote server that went away).
+  return error instanceof TypeError && /fetch failed|network|socket/i.test(error.message)
+}
+
+function outcomeUnknown (server: string, cause: unknown): UpstreamError {
+  return new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `the connection to upstream "${server}" was lost during the call; it may or may not have taken effect: check before retrying`, { outcome: 'unknown' }, { cause })
+}
+
+function upstreamFailed (server: string, cause: unknown): UpstreamError {
+  return new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `upstream "${server}" failed to answer the call`, {}, { cause })
+}
+
+async function withTimeout<T> (promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([promise, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error(`timed out ${what} after ${ms} ms`)) }, ms) })])
+  } finally {
+    clearTimeout(timer)
+  }
+}
