@@ -9,7 +9,7 @@
  */
 import { randomFillSync } from 'node:crypto'
 import { Agent, request as post } from 'node:http'
-import { SpanEnvelope } from '../../src/services/tracing/otlp-protobuf.js'
+import { SpanEnvelope } from '../../src/services/tracing/span-batches.js'
 import { Encoder } from '../../src/services/tracing/protobuf-writer.js'
 
 const BATCH_SPANS = 512

@@ -5,8 +5,10 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type TimedEvent } from '@opentelemetry/sdk-trace-node'
 import { TraceState } from '@opentelemetry/core'
-import { serializeSpans, SpanEnvelope, writeSpanField } from '../../src/services/tracing/otlp-protobuf.js'
+import { writeSpanField } from '../../src/services/tracing/otlp-protobuf.js'
 import { Encoder } from '../../src/services/tracing/protobuf-writer.js'
+import { SpanEnvelope } from '../../src/services/tracing/span-batches.js'
+import { serializeSpans } from './serialize-spans.js'
 
 /*
  * toolgate's protobuf serializer against the SDK's own, byte for byte: the SDK's is what a

@@ -3,8 +3,8 @@ import { diag, DiagLogLevel, SpanKind, TraceFlags } from '@opentelemetry/api'
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node'
-import { serializeSpans } from '../../src/services/tracing/otlp-protobuf.js'
 import { EncodedSpanBatches, type BatchSettings, type EncodedBatch } from '../../src/services/tracing/span-batches.js'
+import { serializeSpans } from './serialize-spans.js'
 
 /*
  * The processor that encodes each span when it ends: the SDK's batch processor's rules (batch

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { exemplarOf, idsOf, logFieldsOf } from '../../src/services/tracing/span-ids.js'
+import { exemplarOf, logFieldsOf } from '../../src/services/tracing/span-ids.js'
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c'
 const SPAN = 'b7ad6b7169203331'
 
 describe('a call\'s span ids, read off its traceparent', () => {
   it('are the traceparent\'s fields', () => {
-    expect(idsOf({ traceparent: `00-${TRACE}-${SPAN}-01` })).toEqual({ traceId: TRACE, spanId: SPAN, flags: '01' })
+    expect(logFieldsOf({ traceparent: `00-${TRACE}-${SPAN}-01` })).toEqual({ trace_id: TRACE, span_id: SPAN, trace_flags: '01' })
     expect(logFieldsOf({ traceparent: `00-${TRACE}-${SPAN}-00`, tracestate: 'a=b' })).toEqual({ trace_id: TRACE, span_id: SPAN, trace_flags: '00' })
   })
 
@@ -22,10 +22,11 @@ describe('a call\'s span ids, read off its traceparent', () => {
   })
 
   it('are none for no context or one of another shape', () => {
-    expect(idsOf(undefined)).toBeUndefined()
+    expect(logFieldsOf(undefined)).toBeUndefined()
     expect(exemplarOf(undefined)).toBeUndefined()
-    expect(idsOf({ traceparent: `01-${TRACE}-${SPAN}-01` })).toBeUndefined()
-    expect(idsOf({ traceparent: `00-${TRACE}-${SPAN}-01-extra` })).toBeUndefined()
+    expect(logFieldsOf({ traceparent: `01-${TRACE}-${SPAN}-01` })).toBeUndefined()
+    expect(exemplarOf({ traceparent: `01-${TRACE}-${SPAN}-01` })).toBeUndefined()
+    expect(logFieldsOf({ traceparent: `00-${TRACE}-${SPAN}-01-extra` })).toBeUndefined()
     expect(logFieldsOf({ traceparent: 'garbage' })).toBeUndefined()
   })
 })

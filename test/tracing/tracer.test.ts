@@ -7,9 +7,9 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-node'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { PooledIdGenerator } from '../../src/services/tracing/id-generator.js'
-import { serializeSpans } from '../../src/services/tracing/otlp-protobuf.js'
 import { AttributeShape, setShapedAttributes } from '../../src/services/tracing/own-attributes.js'
 import { GatewayTracer } from '../../src/services/tracing/tracer.js'
+import { serializeSpans } from './serialize-spans.js'
 
 /*
  * The gateway's tracer against the SDK's, side by side: the same operations on a span of each

@@ -10,9 +10,11 @@ import { Encoder } from './protobuf-writer.js'
  * rather than once per span. Measured on a gateway's two spans of a call, this was about a third
  * of what tracing every call cost the event loop.
  *
- * `serializeSpans` writes a whole request of any spans (the reference the tests hold to the
- * SDK's); the gateway's batches (`span-batches.ts`) write each span as it ends (`writeSpanField`)
- * and put the request's envelope around them when they are sent (`SpanEnvelope`): the same bytes.
+ * Here are the request's parts: a span as a field of its scope's spans (`writeSpanField`), the
+ * resource and the scope those are grouped under, their schema URLs. The gateway's batches
+ * (`span-batches.ts`) write each span as it ends and put the request's envelope around them
+ * when they are sent (`SpanEnvelope`); the tests put a request of any spans together from the
+ * same parts, grouped as the SDK groups them (test/tracing/serialize-spans.ts).
  *
  * Field numbers are those of opentelemetry/proto/trace/v1/trace.proto and common/v1/common.proto.
  */
@@ -20,43 +22,16 @@ import { Encoder } from './protobuf-writer.js'
 type Attributes = Readonly<Record<string, unknown>>
 /** A span that keeps the gateway's attributes in blocks (`recorded-span.ts`): they come first in `attributes`, then the rest. */
 interface ShapedSpan { readonly shapedAttributes: readonly OwnAttributes[] | undefined, readonly plainAttributes: Attributes }
-interface Resource { readonly attributes: Attributes, readonly schemaUrl?: string }
-interface Scope { readonly name: string, readonly version?: string, readonly schemaUrl?: string, readonly attributes?: Attributes, readonly droppedAttributesCount?: number }
+/** The fields of a resource and of a scope that OTLP carries (the SDK's types have these and more). */
+export interface OtlpResource { readonly attributes: Attributes, readonly schemaUrl?: string }
+export interface OtlpScope { readonly name: string, readonly version?: string, readonly schemaUrl?: string, readonly attributes?: Attributes, readonly droppedAttributesCount?: number }
 
 /** OTLP's span flags: the W3C trace flags and whether the parent is remote (and that this is known). */
 const HAS_IS_REMOTE = 0x100
 const IS_REMOTE = 0x200
 
-export function serializeSpans (spans: readonly ReadableSpan[]): Uint8Array {
-  const out = new Encoder()
-  for (const [resource, scopes] of groupSpans(spans)) {
-    out.tag(1, 2)
-    const resourceSpans = out.begin()
-    writeResource(out, resource)
-    for (const scoped of scopes.values()) {
-      out.tag(2, 2)
-      writeScopeSpans(out, scoped)
-    }
-    if (truthy(resource.schemaUrl)) out.field(3, resource.schemaUrl)
-    out.end(resourceSpans)
-  }
-  return out.finish()
-}
-
-/** By resource, then by instrumentation scope, each by identity and in the order first seen (as the SDK groups them). */
-function groupSpans (spans: readonly ReadableSpan[]): Map<Resource, Map<Scope, ReadableSpan[]>> {
-  const resources = new Map<Resource, Map<Scope, ReadableSpan[]>>()
-  for (const span of spans) {
-    let scopes = resources.get(span.resource)
-    if (scopes === undefined) resources.set(span.resource, scopes = new Map())
-    let scoped = scopes.get(span.instrumentationScope)
-    if (scoped === undefined) scopes.set(span.instrumentationScope, scoped = [])
-    scoped.push(span)
-  }
-  return resources
-}
-
-function writeResource (out: Encoder, resource: Resource): void {
+/** A `ResourceSpans`' resource (field 1). */
+export function writeResource (out: Encoder, resource: OtlpResource): void {
   out.tag(1, 2)
   const start = out.begin()
   if (truthy(resource.attributes)) writeAttributes(out, resource.attributes, 1)
@@ -65,16 +40,8 @@ function writeResource (out: Encoder, resource: Resource): void {
   out.end(start)
 }
 
-function writeScopeSpans (out: Encoder, spans: readonly ReadableSpan[]): void {
-  const start = out.begin()
-  const scope: Scope = spans[0]!.instrumentationScope
-  writeScope(out, scope)
-  for (const span of spans) writeSpanField(out, span)
-  if (truthy(scope.schemaUrl)) out.field(3, scope.schemaUrl)
-  out.end(start)
-}
-
-function writeScope (out: Encoder, scope: Scope): void {
+/** A `ScopeSpans`' instrumentation scope (field 1). */
+export function writeScope (out: Encoder, scope: OtlpScope): void {
   out.tag(1, 2)
   const start = out.begin()
   out.field(1, scope.name)
@@ -93,56 +60,9 @@ export function writeSpanField (out: Encoder, span: ReadableSpan): void {
   writeSpan(out, span)
 }
 
-/**
- * What `serializeSpans` writes around the spans of one resource and one scope, encoded once: a
- * request is these bytes around the spans' fields (`writeSpanField`, one after another), the
- * same bytes as `serializeSpans` of those spans. So a span can be encoded when it ends, and a
- * batch of them sent as it is.
- */
-export class SpanEnvelope {
-  readonly #resource: Uint8Array
-  readonly #scope: Uint8Array
-  readonly #scopeSchema: Uint8Array
-  readonly #resourceSchema: Uint8Array
-
-  constructor (resource: Resource, scope: Scope) {
-    this.#resource = encoded(out => { writeResource(out, resource) })
-    this.#scope = encoded(out => { writeScope(out, scope) })
-    this.#scopeSchema = encoded(out => { if (truthy(scope.schemaUrl)) out.field(3, scope.schemaUrl) })
-    this.#resourceSchema = encoded(out => { if (truthy(resource.schemaUrl)) out.field(3, resource.schemaUrl) })
-  }
-
-  /** The request of these spans' fields (one or more), in a buffer of its own. */
-  request (spanFields: Uint8Array): Uint8Array {
-    const scopeSpans = this.#scope.length + spanFields.length + this.#scopeSchema.length
-    const resourceSpans = this.#resource.length + 1 + varintLength(scopeSpans) + scopeSpans + this.#resourceSchema.length
-    const out = new Encoder(Buffer.allocUnsafeSlow(1 + varintLength(resourceSpans) + resourceSpans))
-    out.tag(1, 2)
-    out.varint(resourceSpans)
-    out.copy(this.#resource)
-    out.tag(2, 2)
-    out.varint(scopeSpans)
-    out.copy(this.#scope)
-    out.copy(spanFields)
-    out.copy(this.#scopeSchema)
-    out.copy(this.#resourceSchema)
-    return out.written()
-  }
-}
-
-function encoded (write: (out: Encoder) => void): Uint8Array {
-  const out = new Encoder(Buffer.allocUnsafe(256))
-  write(out)
-  return out.finish()
-}
-
-function varintLength (value: number): number {
-  let length = 1
-  while (value >= 0x80) {
-    value = Math.floor(value / 0x80)
-    length++
-  }
-  return length
+/** A `ResourceSpans`' or `ScopeSpans`' schema URL (field 3, after what it holds), when it has one. */
+export function writeSchemaUrl (out: Encoder, schemaUrl: string | undefined): void {
+  if (truthy(schemaUrl)) out.field(3, schemaUrl)
 }
 
 function writeSpan (out: Encoder, span: ReadableSpan): void {

@@ -13,14 +13,6 @@ for (let digit = 0; digit < 16; digit++) {
 }
 
 /**
- * One buffer for every export: an export is serialized at once, and its bytes copied out. One
- * that grew past `KEPT_BYTES` for a large export goes after it, not to be held for good.
- */
-const SHARED_BYTES = 64 * 1024
-const KEPT_BYTES = 1024 * 1024
-let shared = Buffer.allocUnsafe(SHARED_BYTES)
-
-/**
  * A protobuf writer. A length-delimited field reserves one byte for its length and moves its
  * contents when the length needs more: most of a span's fields are under 128 bytes.
  */
@@ -28,7 +20,8 @@ export class Encoder {
   #buf: Buffer
   #pos = 0
 
-  constructor (buf = shared) {
+  /** Writes into `buf`, and into a larger one of its own when that is full. */
+  constructor (buf: Buffer) {
     this.#buf = buf
   }
 
@@ -48,10 +41,10 @@ export class Encoder {
     if (this.#buf.length > keep) this.#buf = Buffer.allocUnsafe(fresh)
   }
 
+  /** A copy of what was written, in a buffer of its own. */
   finish (): Uint8Array {
     const bytes = Buffer.allocUnsafeSlow(this.#pos)
     this.#buf.copy(bytes, 0, 0, this.#pos)
-    if (this.#buf === shared && shared.length > KEPT_BYTES) shared = Buffer.allocUnsafe(SHARED_BYTES)
     return bytes
   }
 
@@ -61,7 +54,6 @@ export class Encoder {
     while (size < this.#pos + bytes) size *= 2
     const grown = Buffer.allocUnsafe(size)
     this.#buf.copy(grown, 0, 0, this.#pos)
-    if (this.#buf === shared) shared = grown
     this.#buf = grown
   }
 

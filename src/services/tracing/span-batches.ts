@@ -2,7 +2,7 @@ import { context, diag, TraceFlags, type Context } from '@opentelemetry/api'
 import { ExportResultCode, suppressTracing, type ExportResult, type InstrumentationScope } from '@opentelemetry/core'
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-node'
-import { SpanEnvelope, writeSpanField } from './otlp-protobuf.js'
+import { writeResource, writeSchemaUrl, writeScope, writeSpanField, type OtlpResource, type OtlpScope } from './otlp-protobuf.js'
 import { Encoder } from './protobuf-writer.js'
 import type { SpanCounts } from './types.js'
 
@@ -193,4 +193,55 @@ export class EncodedSpanBatches implements SpanProcessor {
     clearTimeout(this.#timer)
     this.#timer = undefined
   }
+}
+
+/**
+ * What the SDK's serializer writes around the spans of one resource and one scope, encoded once:
+ * a request is these bytes around the spans' fields (`writeSpanField`, one after another). So a
+ * span can be encoded when it ends, and a batch of them sent as it is.
+ */
+export class SpanEnvelope {
+  readonly #resource: Uint8Array
+  readonly #scope: Uint8Array
+  readonly #scopeSchema: Uint8Array
+  readonly #resourceSchema: Uint8Array
+
+  constructor (resource: OtlpResource, scope: OtlpScope) {
+    this.#resource = encoded(out => { writeResource(out, resource) })
+    this.#scope = encoded(out => { writeScope(out, scope) })
+    this.#scopeSchema = encoded(out => { writeSchemaUrl(out, scope.schemaUrl) })
+    this.#resourceSchema = encoded(out => { writeSchemaUrl(out, resource.schemaUrl) })
+  }
+
+  /** The request of these spans' fields (one or more), in a buffer of its own. */
+  request (spanFields: Uint8Array): Uint8Array {
+    const scopeSpans = this.#scope.length + spanFields.length + this.#scopeSchema.length
+    const resourceSpans = this.#resource.length + 1 + varintLength(scopeSpans) + scopeSpans + this.#resourceSchema.length
+    const out = new Encoder(Buffer.allocUnsafeSlow(1 + varintLength(resourceSpans) + resourceSpans))
+    out.tag(1, 2)
+    out.varint(resourceSpans)
+    out.copy(this.#resource)
+    out.tag(2, 2)
+    out.varint(scopeSpans)
+    out.copy(this.#scope)
+    out.copy(spanFields)
+    out.copy(this.#scopeSchema)
+    out.copy(this.#resourceSchema)
+    return out.written()
+  }
+}
+
+function encoded (write: (out: Encoder) => void): Uint8Array {
+  const out = new Encoder(Buffer.allocUnsafe(256))
+  write(out)
+  return out.finish()
+}
+
+function varintLength (value: number): number {
+  let length = 1
+  while (value >= 0x80) {
+    value = Math.floor(value / 0x80)
+    length++
+  }
+  return length
 }

@@ -19,7 +19,7 @@ export interface SpanIds {
  * The ids of a `traceparent` as `call-span.ts` writes it: `00-{32 hex}-{16 hex}-{2 hex}`, fixed
  * widths, so they are slices (a pattern match showed up in the profile of every traced call).
  */
-export function idsOf (context: TraceContext | undefined): SpanIds | undefined {
+function idsOf (context: TraceContext | undefined): SpanIds | undefined {
   const header = context?.traceparent
   if (header?.length !== TRACEPARENT_LENGTH || !header.startsWith('00-')) return undefined
   return { traceId: header.slice(3, 35), spanId: header.slice(36, 52), flags: header.slice(53, 55) }
