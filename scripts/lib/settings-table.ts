@@ -1,9 +1,10 @@
-import { ConfigSchema, ENV_KEYS, type Config } from './config.js'
+import { ConfigSchema, ENV_KEYS, type Config } from '../../src/services/config.js'
 
 /**
- * The README's settings table, generated: names from `ENV_KEYS`, defaults from `ConfigSchema`
- * itself (so a changed default cannot leave the table behind), meanings from `SETTING_DOCS`.
- * A setting without a line here fails the README check, so a new one cannot go undocumented.
+ * The settings table of docs/configuration.md, generated: names from `ENV_KEYS`, defaults from
+ * `ConfigSchema` itself (so a changed default cannot leave the table behind), meanings from
+ * `SETTING_DOCS`. A setting without a line here fails the docs check, so a new one cannot go
+ * undocumented. Used by `scripts/readme.ts` only: it is not part of the package.
  */
 const SETTING_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address. A non-loopback address needs `API_KEYS` or `JWT_*`, or `AUTH_DISABLED=true`',
@@ -91,7 +92,7 @@ export function settingsTable (): string {
   const defaults: Partial<Config> = ConfigSchema.parse({})
   const rows = Object.entries(ENV_KEYS).map(([name, key]) => {
     const doc = SETTING_DOCS[name]
-    if (doc === undefined) throw new Error(`setting ${name} has no line in SETTING_DOCS (src/services/settings-table.ts)`)
+    if (doc === undefined) throw new Error(`setting ${name} has no line in SETTING_DOCS (scripts/lib/settings-table.ts)`)
     const value = defaults[key]
     const shown = value === undefined ? 'none' : `\`${typeof value === 'object' ? JSON.stringify(value) : String(value)}\``
     return `| \`${name}\` | ${shown} | ${doc} |`
