@@ -31,7 +31,7 @@ COPY --from=build /app/dist ./dist
 # The code stays root-owned and read-only to the process.
 USER node
 # MALLOC_ARENA_MAX=2: glibc would keep up to 8 malloc arenas per core for Node's few threads;
-# two hold about 2.5 MiB less when idle, at the same throughput (README, idle memory).
+# two hold about 2.5 MiB less when idle, at the same throughput (docs/benchmarks.md, idle memory).
 ENV HOST=0.0.0.0 PORT=3000 TOOLS_DIR=/app/dist/tools MALLOC_ARENA_MAX=2
 EXPOSE 3000
 # No curl in slim images: Node's own fetch.
@@ -40,5 +40,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # What `npm start` runs, as one node process: it is PID 1 and gets SIGTERM itself, so
 # graceful shutdown (SHUTDOWN_GRACE_MS) works on `docker stop`. --max-semi-space-size=4 caps
 # V8's young generation, which start-up would otherwise grow to 2 x 16 MiB and keep while idle
-# (README, Performance: idle memory; the same throughput in bench/compare.ts).
+# (docs/benchmarks.md, idle memory; the same throughput in bench/compare.ts).
 CMD ["node", "--max-semi-space-size=4", "dist/bin/toolgate.js", "serve"]

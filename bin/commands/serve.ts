@@ -10,7 +10,7 @@ export const serve: Command = {
 
 Serve every tool module (.ts, .js, .mts, .mjs) at the top level of TOOLS_DIR (default: the
 TOOLS_DIR setting, else ./tools) on HOST:PORT (default 127.0.0.1:3000). Every other setting
-comes from the environment and CONFIG_FILE, as described in the README. SIGTERM or SIGINT stops
+comes from the environment and CONFIG_FILE, as docs/configuration.md describes. SIGTERM or SIGINT stops
 the gateway gracefully (SHUTDOWN_GRACE_MS).
 
 The tools can change while it serves: SIGHUP loads TOOLS_DIR again (and reads every OpenAPI

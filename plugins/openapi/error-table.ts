@@ -1,6 +1,6 @@
 import { ERRORS } from '../../src/index.js'
 
-/** The catalogue as a Markdown table: in the OpenAPI description and the README. */
+/** The catalogue as a Markdown table: in the OpenAPI description and docs/errors.md. */
 export const ERROR_TABLE_MARKDOWN = [
   '| code | status | meaning | how to solve |',
   '|---|---|---|---|',

@@ -2,8 +2,8 @@ import type { Outcome } from './outcome.js'
 
 /**
  * The one catalogue of error codes. Every failure the gateway itself produces has a code here,
- * with the HTTP status it maps to, a title and a one-line "how to solve". The README's error
- * table is generated from this object, so the two cannot drift.
+ * with the HTTP status it maps to, a title and a one-line "how to solve". The error table of
+ * docs/errors.md is generated from this object, so the two cannot drift.
  *
  * Two families never mix: `GatewayError` is the gateway speaking (bad input, unknown tool,
  * denied, timed out); `ToolError` is a tool failing on purpose with its own status and code.

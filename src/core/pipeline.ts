@@ -12,10 +12,12 @@ import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, Pipel
 export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
 /**
- * The call pipeline of CONTRACT section 2, steps 2 to 11 (authentication and the app are the
- * caller's: they arrive in `binding`). Each step is one named function (`steps/`), called in
- * order. A step that may wait returns a promise only when it does wait, and only then is it
- * awaited: a synchronous tool with a free slot runs the whole pipeline without a microtask hop.
+ * The call pipeline from finding the tool to checking its output: the tool and its `active`,
+ * the permission rules, the input, the mode gates, `authorize`, the idempotency key, a
+ * concurrency slot, `execute`, `parseOutput` (authentication and the app are the caller's: they
+ * arrive in `binding`). Each step is one named function (`steps/`), called in order. A step
+ * that may wait returns a promise only when it does wait, and only then is it awaited: a
+ * synchronous tool with a free slot runs the whole pipeline without a microtask hop.
  */
 export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, request: InvokeRequest): Promise<InvokeResult> {
   const tool = findTool(env, binding, request.toolId)

@@ -65,12 +65,12 @@ class Domain {
 }
 
 /**
- * The per-domain scheduler of CONTRACT section 3. Inside a domain, read-only concurrency-safe
- * calls share; any other call runs alone; a `selfConcurrency` group runs up to its limit of its
- * own calls. Admission is strictly in arrival order: a call that cannot start yet blocks those
- * behind it, which is what guarantees that nothing starves. Idle domains are deleted, so a
- * million one-off sessions leave nothing behind; only the most recently idle one is kept for
- * its next call, since a busy caller's domain empties and refills on every call.
+ * The per-domain scheduler. Inside a domain (the session id, else the principal), read-only
+ * concurrency-safe calls share; any other call runs alone; a `selfConcurrency` group runs up to
+ * its limit of its own calls. Admission is strictly in arrival order: a call that cannot start
+ * yet blocks those behind it, which is what guarantees that nothing starves. Idle domains are
+ * deleted, so a million one-off sessions leave nothing behind; only the most recently idle one
+ * is kept for its next call, since a busy caller's domain empties and refills on every call.
  */
 export class Scheduler implements SlotScheduler {
   readonly #domains = new Map<string, Domain>()

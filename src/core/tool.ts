@@ -60,7 +60,8 @@ type MaybePromise<T> = T | Promise<T>
 
 /**
  * A tool as its author writes it. Input and output types come from the schemas (zod, a Standard
- * Schema or `defineSchema`), so a tool file needs no type arguments. See CONTRACT.md section 1 for every field.
+ * Schema or `defineSchema`), so a tool file needs no type arguments. Every field is described in
+ * docs/declaration.md.
  */
 export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown> {
   readonly id: string
@@ -87,7 +88,10 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly supportsEscalation?: boolean
   /** Callers must send an idempotency key; a call without one is refused. */
   readonly requiresIdempotencyKey?: boolean
-  /** A person approves each call before it runs: always (`true`) or when this says so (CONTRACT section 6). */
+  /**
+   * A person approves each call before it runs: always (`true`), or when this predicate says so
+   * (one that throws, or answers anything but `false`, asks).
+   */
   readonly requiresApproval?: boolean | ((input: SchemaOutput<In>, ctx: ToolContext<App>) => boolean)
   readonly active?: (app: App) => boolean
   readonly authorize: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<void>

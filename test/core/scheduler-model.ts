@@ -5,7 +5,7 @@ import type { ConcurrencyClass } from '../../src/core/tool.js'
 /**
  * Drives the scheduler's synchronous request/release/cancel API through a random sequence of
  * commands and records what happened, so each property test can check one promise of
- * CONTRACT section 3 against the same trace.
+ * the concurrency rules (docs/declaration.md#concurrency) against the same trace.
  */
 
 export const SHARED: ConcurrencyClass = { type: 'shared' }
@@ -55,7 +55,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
 export const commandsArb = fc.array(commandArb, { maxLength: 120, size: 'max' })
 export const maxQueueArb = fc.integer({ min: 0, max: 6 })
 
-/** The reference rule of CONTRACT section 3: may `cls` start beside `running`? */
+/** The reference concurrency rule (docs/declaration.md#concurrency): may `cls` start beside `running`? */
 export function modelCanStart (cls: ConcurrencyClass, running: readonly Call[]): boolean {
   if (running.some(call => call.cls.type === 'exclusive')) return false
   switch (cls.type) {

@@ -11,7 +11,7 @@ import { expectProblem } from './problem-shape.js'
 const call = (toolId: string, payload: unknown, key: string = KEYS.admin, query = '') =>
   ({ method: 'POST' as const, url: `/tools/${toolId}${query}`, headers: auth(key), payload: payload as object })
 
-describe('CONTRACT section 2 over HTTP', () => {
+describe('the call pipeline (docs/declaration.md#one-call-step-by-step) over HTTP', () => {
   it('200: returns the parsed output', async () => {
     const app = await testApp()
     const response = await app.inject(call('echo', { text: 'hi' }))

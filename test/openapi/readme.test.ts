@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest'
-import { renderReadme } from '../../scripts/readme.js'
+import { renderDocs } from '../../scripts/readme.js'
 
-it('the README\'s error, tool and benchmark tables are generated from the code and the latest run (run `npm run readme`)', async () => {
-  const { current, rendered } = await renderReadme()
-  expect(current).toBe(rendered)
+it('the generated settings, error, tool and benchmark tables in README.md and docs/ are generated from the code and the latest run (run `npm run readme`)', async () => {
+  const pages = await renderDocs()
+  expect(pages.map(page => page.path)).toContain('README.md')
+  for (const { path, current, rendered } of pages) expect(current, path).toBe(rendered)
 })

@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack`, installed with zod into a fresh project outside
  * the clone, tools written there against the shipped types, served by `npx toolgate serve`,
- * mounted in a bare Fastify app, and the README's TypeScript examples compiled against it.
+ * mounted in a bare Fastify app, and the TypeScript examples of the README and docs/ compiled
+ * against it.
  * Slow (an npm install), so it runs once, in one file.
  */
 import { execFileSync, spawn } from 'node:child_process'
@@ -10,13 +11,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { documentPaths } from '../../scripts/lib/pages.js'
 import { SLOW } from '../slow.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 /** The lowest zod the peer range allows: the clone's own tests run the locked, newest one. */
 const ZOD_FLOOR = '4.2.0'
-/** What the README's examples import besides toolgate and zod, at the versions the clone tests. */
+/** What the examples of the README and docs/ import besides toolgate and zod, at the versions the clone tests. */
 const README_EXAMPLE_PACKAGES = ['valibot', '@valibot/to-json-schema', 'arktype', '@modelcontextprotocol/sdk'].map(name => `${name}@${devVersion(name)}`)
 
 let work: string
@@ -115,9 +117,11 @@ async function call (address: string, tool: string, input: unknown): Promise<{ s
 }
 
 describe('the npm package', () => {
-  it('holds compiled JavaScript with declarations, README and LICENSE, and nothing from test/, bench/ or scripts/', () => {
+  it('holds compiled JavaScript with declarations, README, docs/ and LICENSE, and nothing from test/, bench/ or scripts/', () => {
     const paths = packed.files.map(file => file.path)
     expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/plugins/index.js', 'dist/plugins/index.d.ts', 'dist/bin/toolgate.js']))
+    // The README links into docs/: every page ships beside it.
+    expect(paths).toEqual(expect.arrayContaining(documentPaths()))
     expect(paths.filter(path => /^(test|bench|scripts|tools|runtime|src|plugins|bin|openapi|deploy)\//.test(path) || /^dist\/tools\//.test(path))).toEqual([])
     expect(paths.filter(path => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([])
   })
@@ -199,10 +203,12 @@ describe('the npm package', () => {
     expect(refused).toMatch(/needs apiKeys or jwt, or authDisabled: true/)
   }, SLOW.PROCESS_MS)
 
-  it('resolves every export the README names, from the installed package', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  /** The README and every page of docs/, each as its text. */
+  const pages = (): Array<{ path: string, text: string }> => documentPaths().map(path => ({ path, text: readFileSync(join(root, path), 'utf8') }))
+
+  it('resolves every export the README and docs/ name, from the installed package', () => {
     const named = new Map<string, Set<string>>()
-    for (const match of readme.matchAll(/import \{([^}]+)\} from '(toolgate(?:\/server)?)'/g)) {
+    for (const match of pages().flatMap(page => [...page.text.matchAll(/import \{([^}]+)\} from '(toolgate(?:\/server)?)'/g)])) {
       const names = named.get(match[2]!) ?? new Set<string>()
       for (const part of match[1]!.split(',')) {
         const name = part.trim()
@@ -217,10 +223,12 @@ describe('the npm package', () => {
     expect(JSON.parse(sh(process.execPath, ['exports.mjs'], project))).toEqual([])
   }, SLOW.PROCESS_MS)
 
-  it('compiles every TypeScript example in the README against the installed package', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(match => match[1]!)
-    expect(blocks.length).toBeGreaterThanOrEqual(4)
+  it('compiles every TypeScript example in the README and docs/ against the installed package', () => {
+    const blocksOf = (text: string): string[] => [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map(match => match[1]!)
+    const all = pages()
+    expect(blocksOf(all.find(page => page.path === 'README.md')!.text).length).toBeGreaterThanOrEqual(1)
+    const blocks = all.flatMap(page => blocksOf(page.text))
+    expect(blocks.length).toBeGreaterThanOrEqual(8)
     const dir = join(project, 'readme')
     mkdirSync(dir, { recursive: true })
     blocks.forEach((code, index) => { writeFileSync(join(dir, `example-${index}.ts`), `${code}\nexport {}\n`) })

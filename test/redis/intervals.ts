@@ -9,7 +9,8 @@ export interface Ran {
 const overlaps = (a: Ran, b: Ran): boolean => a.start < b.end && b.start < a.end
 
 /**
- * Pairs of calls of one session that overlapped although CONTRACT section 3 forbids it:
+ * Pairs of calls of one session that overlapped although the concurrency rules forbid it
+ * (docs/declaration.md#concurrency):
  * anything beside `slot_exclusive`, anything but `slot_pair` beside `slot_pair`, and more than
  * `pairLimit` `slot_pair` calls at once.
  */

@@ -146,7 +146,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis outage and recovery', { timeout: SLOW
     }
   })
 
-  it('an outage shows in the gateway\'s own log at warn or above (README: the limiter "fails open (and logs)")', async () => {
+  it('an outage shows in the gateway\'s own log at warn or above (docs/operations.md: the limiter "fails open (and logs)")', async () => {
     const redis = await startedRedis()
     const lines: Array<{ level: number, msg?: string }> = []
     const config = loadConfig({}, { apiKeys: API_KEYS, redisUrl: redis.url, redisPrefix: uniquePrefix(), rateLimitMax: 1_000, concurrencyStore: 'memory' })

@@ -33,7 +33,7 @@ afterAll(async () => {
 
 interface Running { readonly cls: ConcurrencyClass }
 
-/** Throws if `cls` may not start beside what runs (CONTRACT section 3). */
+/** Throws if `cls` may not start beside what runs (the concurrency rules, docs/declaration.md#concurrency). */
 function checkAdmissible (cls: ConcurrencyClass, running: readonly Running[]): void {
   const all = [...running.map(r => r.cls), cls]
   if (all.some(c => c.type === 'exclusive')) expect(all).toHaveLength(1)

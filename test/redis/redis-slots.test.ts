@@ -4,7 +4,7 @@ import { QueueFullError } from '../../src/core/scheduler.js'
 import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 import { acquire, closeReplica, EXCLUSIVE, group, replica, settlesWithin, SHARED, until, type Replica } from './slot-replicas.js'
 
-/* Several schedulers ("replicas") on one Redis: the rules of CONTRACT section 3 hold across them. */
+/* Several schedulers ("replicas") on one Redis: the concurrency rules (docs/declaration.md#concurrency) hold across them. */
 
 const opened: Replica[] = []
 const prefixes: string[] = []

@@ -6,7 +6,7 @@ import { cleanPrefix, HAVE_REDIS, REDIS_URL, testPrefix } from './redis-env.js'
 import { call, slotTools, untilHeld as untilHeldIn } from './slot-http.js'
 import { until } from './slot-replicas.js'
 
-/* Two gateways on one Redis, one session: CONTRACT section 3 holds over both, through HTTP. */
+/* Two gateways on one Redis, one session: the concurrency rules (docs/declaration.md#concurrency) hold over both, through HTTP. */
 
 const prefixes: string[] = []
 afterAll(async () => { await Promise.all(prefixes.map(cleanPrefix)) })

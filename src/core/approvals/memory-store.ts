@@ -1,7 +1,7 @@
 import { pendingRefusal, type ApprovalLimits, type ApprovalRecord, type ApprovalRequest, type ApprovalStore, type ConsumeResult, type ContinuationResult, type CreateResult, type DecideResult, type Decision } from './store.js'
 
 /**
- * Approvals in this process only: a restart forgets every one of them (the README says so).
+ * Approvals in this process only: a restart forgets every one of them (docs/approvals.md says so).
  * Bounded: pending records by the limits given to `create`, shared by `pendingRefusal`; decided ones are kept for
  * `retainMs` after they settle (so a repeat of an executed call still finds its approval), and
  * at most `maxRecords` in all, the oldest settled going first.

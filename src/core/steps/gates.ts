@@ -6,8 +6,9 @@ import type { Binding, InvokeRequest, PipelineEnv } from '../types.js'
 import type { AnyTool, ToolContext } from '../tool.js'
 
 /*
- * Steps 2 to 6 of the pipeline (CONTRACT section 2): which tool, may this caller call it, is
- * the input valid, do the mode gates let it through, does the tool's own authorize agree.
+ * The pipeline's steps before the idempotency key and the slot: which tool, may this caller
+ * call it, is the input valid, do the mode gates let it through, does the tool's own authorize
+ * agree.
  * Each refuses by throwing a GatewayError; nothing here runs the tool.
  */
 

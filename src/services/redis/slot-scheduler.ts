@@ -36,10 +36,12 @@ const KIND = { shared: 's', exclusive: 'x', group: 'g' } as const
 const SHARED: ConcurrencyClass = { type: 'shared' }
 
 /**
- * The scheduler of CONTRACT section 3 shared by every replica on one Redis: each domain's
- * holders, queue and counts live in Redis and change only inside `SLOT_SCRIPT`. A call is
- * admitted, queued or refused by one script run (one round trip); a waiter is woken by a
- * message on its replica's channel, and polls every `pollMs` in case the message was lost.
+ * The per-domain scheduler (read-only concurrency-safe calls share, any other call runs alone,
+ * a `selfConcurrency` group up to its limit, first come first served) shared by every replica on
+ * one Redis: each domain's holders, queue and counts live in Redis and change only inside
+ * `SLOT_SCRIPT`. A call is admitted, queued or refused by one script run (one round trip); a
+ * waiter is woken by a message on its replica's channel, and polls every `pollMs` in case the
+ * message was lost.
  * Holders and waiters are leases, renewed while they live: a replica that dies leaves nothing
  * behind for longer than `leaseMs`. Every grant carries a fencing token from one counter.
  */

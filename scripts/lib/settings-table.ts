@@ -1,17 +1,18 @@
-import { ConfigSchema, ENV_KEYS, type Config } from './config.js'
+import { ConfigSchema, ENV_KEYS, type Config } from '../../src/services/config.js'
 
 /**
- * The README's settings table, generated: names from `ENV_KEYS`, defaults from `ConfigSchema`
- * itself (so a changed default cannot leave the table behind), meanings from `SETTING_DOCS`.
- * A setting without a line here fails the README check, so a new one cannot go undocumented.
+ * The settings table of docs/configuration.md, generated: names from `ENV_KEYS`, defaults from
+ * `ConfigSchema` itself (so a changed default cannot leave the table behind), meanings from
+ * `SETTING_DOCS`. A setting without a line here fails the docs check, so a new one cannot go
+ * undocumented. Used by `scripts/readme.ts` only: it is not part of the package.
  */
 const SETTING_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address. A non-loopback address needs `API_KEYS` or `JWT_*`, or `AUTH_DISABLED=true`',
   PORT: 'listen port',
-  TRUST_PROXY: 'the gateway sits behind a proxy: a hop count (`1`: the proxy in front adds the last `X-Forwarded-For` entry) or the proxies\' addresses and CIDR ranges (`10.0.0.0/8,fd00::/8`: only a peer among them is believed). Then the client\'s address (failed-authentication throttle, logs, audit), scheme and host (the advertised protected-resource URL, links) come from `X-Forwarded-For`, `-Proto`, `-Host`. Off, those headers are ignored. See [Behind a proxy](#behind-a-proxy)',
+  TRUST_PROXY: 'the gateway sits behind a proxy: a hop count (`1`: the proxy in front adds the last `X-Forwarded-For` entry) or the proxies\' addresses and CIDR ranges (`10.0.0.0/8,fd00::/8`: only a peer among them is believed). Then the client\'s address (failed-authentication throttle, logs, audit), scheme and host (the advertised protected-resource URL, links) come from `X-Forwarded-For`, `-Proto`, `-Host`. Off, those headers are ignored. See [Behind a proxy](operations.md#behind-a-proxy)',
   TOOLS_DIR: 'folder of tool modules (`toolgate serve DIR` overrides it)',
-  TOOLS_WATCH: '`toolgate serve`: reload the tools folder when a file in it is added, changed or removed (`--watch`); `SIGHUP` reloads it in any case. See [A live catalog](#a-live-catalog)',
-  UPSTREAMS_FILE: 'a JSON file of upstream MCP servers (the `mcpServers` format Claude Desktop, Cursor and mcpo read) whose tools are served beside the local ones (`toolgate serve --upstreams FILE`). See [Upstream MCP servers](#upstream-mcp-servers)',
+  TOOLS_WATCH: '`toolgate serve`: reload the tools folder when a file in it is added, changed or removed (`--watch`); `SIGHUP` reloads it in any case. See [A live catalog](operations.md#a-live-catalog)',
+  UPSTREAMS_FILE: 'a JSON file of upstream MCP servers (the `mcpServers` format Claude Desktop, Cursor and mcpo read) and OpenAPI services whose tools are served beside the local ones (`toolgate serve --upstreams FILE`). See [Upstreams](upstreams.md)',
   LOG_LEVEL: 'pino level; `debug` also logs call inputs',
   BODY_LIMIT: 'request body limit in bytes (413 above); also the longest message `toolgate mcp` reads from stdin',
   MAX_INPUT_DEPTH: 'how deep a JSON body, and a call\'s input on any face, may nest objects and arrays (a top-level `{}` is 1; at most 1000). Deeper is refused with 400 `TOOLGATE_INPUT_TOO_COMPLEX` when the body is parsed, before any step walks it. MCP messages get 2 levels more for their envelope',
@@ -24,15 +25,14 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   SHUTDOWN_GRACE_MS: 'on SIGTERM/SIGINT, how long calls in flight may finish before they are aborted',
   HEADERS_TIMEOUT_MS: 'a client must send its request headers within this time (408 problem+json, connection closed)',
   REQUEST_TIMEOUT_MS: 'a client must send its whole request, body included, within this time (408); other clients are served meanwhile',
-  JWT_PRINCIPAL_PREFIX: 'put before a token\'s `sub` to make its principal id (rules name `jwt:alice`), so a token never shares notes, idempotency records or sessions with the API key principal `alice`; `\'\'` maps them together on purpose. Tokens issued (`iat`) in the future beyond `clockToleranceSec` (5 s) are refused',
   AUTH_FAILURE_LIMIT: 'failed authentications a source address may make per window; past it, that address\'s *failures* answer 429 with `Retry-After` instead of 401. The credential is always checked first, so a valid one gets in from any address, however much it failed (no lock-out of a real principal behind a shared NAT or proxy; see `TRUST_PROXY`). 0: off',
   AUTH_FAILURE_WINDOW_MS: 'the window of `AUTH_FAILURE_LIMIT`',
   CORS_ORIGINS: 'browser origins allowed to call, comma-separated (`https://app.example.com`), or `*`; none: CORS off. Preflights are answered for tool calls, listings and the document',
   CORS_CREDENTIALS: 'let browsers send credentials cross-origin (needs explicit origins, not `*`)',
-  AUDIT_LOG: 'the audit trail: a file path (appended to, its hash chain continued) or `stdout`; see [Traces and audit](#traces-and-audit)',
+  AUDIT_LOG: 'the audit trail: a file path (appended to, its hash chain continued) or `stdout`; see [Audit trail](observability.md#audit-trail)',
   AUDIT_LOG_INPUTS: 'also write each audited call\'s input, not only its digest (inputs may hold personal data)',
   AUDIT_BUFFER_LINES: 'audit lines held while the disk is busy, a quarter at most per principal, the last eighth kept for principals with few waiting; beyond, lines are dropped, counted and logged. See [Shared bounds](#shared-bounds)',
-  AUDIT_FLUSH_MS: 'audit lines are written together, at most this long after the first of them (0: at the end of each turn of the event loop); a process that dies loses at most this window. See [what reaches the disk when](#audit-trail)',
+  AUDIT_FLUSH_MS: 'audit lines are written together, at most this long after the first of them (0: at the end of each turn of the event loop); a process that dies loses at most this window. See [what reaches the disk when](observability.md#what-reaches-the-disk-when)',
   AUDIT_FSYNC: 'fdatasync the audit file after every write: a power loss then loses at most the lines of the write in flight, not the kernel\'s unwritten pages',
   MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
   MCP_APPROVAL_WAIT_MS: 'MCP 2026-07-28: how long a `tools/call` retried with the `requestState` of a pending approval waits for the decision before answering `input_required` again (the SDK clients retry by themselves)',
@@ -61,7 +61,7 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   APPROVAL_MAX_WAIT_MS: 'the longest `Prefer: wait` honoured',
   APPROVAL_ALLOW_SELF: 'let an approver decide their own request (off: another person must)',
   APPROVALS_PUBLIC_URL: 'the gateway as people reach it (`https://gw.example.com`), for the page link in webhook events; unset: `http://HOST:PORT`',
-  APPROVALS_OIDC_CLIENT_ID: 'with `JWT_*` pointing at an OpenID Connect issuer: the approvals page signs people in there (authorization code + PKCE, redirect URI `/approvals/ui/callback` on the gateway\'s own origin); see [Human approvals](#the-approvals-page)',
+  APPROVALS_OIDC_CLIENT_ID: 'with `JWT_*` pointing at an OpenID Connect issuer: the approvals page signs people in there (authorization code + PKCE, redirect URI `/approvals/ui/callback` on the gateway\'s own origin); see [The approvals page](approvals.md#the-approvals-page)',
   APPROVALS_OIDC_CLIENT_SECRET: 'the secret of a confidential client (sent as HTTP Basic); unset: a public client',
   APPROVALS_OIDC_SCOPE: 'the scopes the page asks the issuer for; its access token must carry `tools:approve` for its holder to decide',
   APPROVALS_SESSION_TTL_MS: 'the longest a page sign-in lasts, however often its tokens are refreshed',
@@ -80,10 +80,11 @@ const OTHER_SETTINGS: ReadonlyArray<readonly [name: string, defaultText: string,
   ['JWT_ALGORITHMS', '`RS256,ES256`', 'the pinned algorithms (`none` is never accepted)'],
   ['JWT_JWKS_URL` or `JWT_KEY', 'none', 'where keys come from: a JWKS URL, or a PEM public key / HS shared secret'],
   ['JWT_SCOPE_CLAIM', '`scope`', 'claim holding the scopes (space-separated string or array)'],
+  ['JWT_PRINCIPAL_PREFIX', '`jwt:`', 'put before a token\'s `sub` to make its principal id (rules name `jwt:alice`), so a token never shares notes, idempotency records or sessions with the API key principal `alice`; `\'\'` maps them together on purpose. Tokens issued (`iat`) in the future beyond `clockToleranceSec` (5 s) are refused'],
   ['CONFIG_FILE', 'none', 'JSON file with any of the settings (camelCase keys), plus `rules`, `approvalRules` and `toolLimits`'],
   ['LEDGER_APPROVAL_ABOVE_CENTS', '`50000`', 'demo ledger: transfers above this wait for approval (`off`: never)'],
-  ['OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*', 'none (off)', 'OpenTelemetry tracing; see [Traces and audit](#traces-and-audit)'],
-  ['TRACE_ACTIVE_SPAN', '`false`', 'traced: run each tool with its call\'s span as OpenTelemetry\'s active span (a context manager: it costs every call, see [Traces and audit](#traces-and-audit))'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*', 'none (off)', 'OpenTelemetry tracing; see [Traces](observability.md#traces-opentelemetry)'],
+  ['TRACE_ACTIVE_SPAN', '`false`', 'traced: run each tool with its call\'s span as OpenTelemetry\'s active span (a context manager: it costs every call, see [Traces](observability.md#traces-opentelemetry))'],
   ['FETCH_ALLOWED_HOSTS', 'none', 'hosts `url_fetch` may reach (comma-separated); none means it refuses every URL'],
 ]
 
@@ -91,7 +92,7 @@ export function settingsTable (): string {
   const defaults: Partial<Config> = ConfigSchema.parse({})
   const rows = Object.entries(ENV_KEYS).map(([name, key]) => {
     const doc = SETTING_DOCS[name]
-    if (doc === undefined) throw new Error(`setting ${name} has no line in SETTING_DOCS (src/services/settings-table.ts)`)
+    if (doc === undefined) throw new Error(`setting ${name} has no line in SETTING_DOCS (scripts/lib/settings-table.ts)`)
     const value = defaults[key]
     const shown = value === undefined ? 'none' : `\`${typeof value === 'object' ? JSON.stringify(value) : String(value)}\``
     return `| \`${name}\` | ${shown} | ${doc} |`
