@@ -1,47 +1,36 @@
 import type { FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
-import type { GatewayApp, GatewayFacts } from '../src/core/app-context.js'
-import { defineToolCatalog, type AnyTool, type CallRecord, type ToolCatalog, type ToolDeclaration } from '../src/index.js'
+import type { GatewayApp } from '../src/core/app-context.js'
+import type { AnyTool, ToolCatalog, ToolDeclaration } from '../src/index.js'
+import type { AuditTrail } from '../src/services/audit/audit-trail.js'
+import { inputBoundsOf, type Config } from '../src/services/config.js'
+import { openGatewayServices } from '../src/services/gateway/services.js'
 import { CatalogUpdates, ToolReplacementError, type ToolReplacement } from '../src/services/loading/catalog-updates.js'
 import { loadToolsFromDir } from '../src/services/loading/loader.js'
-import { ToolDocuments } from './openapi/tool-document.js'
-import { approvableBy } from './openapi/tool-operation.js'
-import { ConfigError, inputBoundsOf, type Config } from '../src/services/config.js'
-import { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
-import { traceSpanMetrics } from '../src/services/metrics/trace-metrics.js'
-import { createRedisClient, whenReady } from '../src/services/redis/client.js'
-import { idempotencyStoreOf } from '../src/services/idempotency-store.js'
-import { createSharedSlots } from '../src/services/redis/shared-slots.js'
+import { sealSource } from '../src/services/mcp/request-state.js'
+import type { GatewayMetrics } from '../src/services/metrics/gateway-metrics.js'
+import { sharedSecret } from '../src/services/redis/shared-secret.js'
+import type { Tracing } from '../src/services/tracing/types.js'
+import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 import { VERSION } from '../src/services/version.js'
+import { admissionPlugin } from './access/admission.js'
+import { protectedResourceRoutes, resourceMetadataParam } from './access/protected-resource.js'
+import { queryCredentialsPlugin } from './access/query-credentials.js'
+import { rateLimitingEnabled, rateLimitPlugin } from './access/rate-limit.js'
+import { approvalRoutes } from './approvals/routes.js'
+import { approvalsSessionHook } from './approvals/sign-in.js'
 import { healthRoutes } from './http/health.js'
 import { boundJsonBodies } from './http/json-body.js'
+import { problemPlugin, type ProblemOptions } from './http/problem.js'
+import { requestIdPlugin } from './http/request-id.js'
+import { mcpRoutes } from './mcp/routes.js'
+import { auditEarlyRefusal } from './observability/audit.js'
 import { countEarlyFailure, metricsPlugin } from './observability/metrics.js'
 import { openApiPlugin } from './openapi/openapi.js'
-import { problemPlugin, type ProblemOptions } from './http/problem.js'
-import { queryCredentialsPlugin } from './access/query-credentials.js'
-import { requestIdPlugin } from './http/request-id.js'
-import { toolRoutes } from './tools/routes.js'
-import { jsonWithin } from '../src/services/calls/json-within.js'
-import { GatewayCalls, logsOf } from '../src/services/calls/gateway-calls.js'
-import { admissionPlugin } from './access/admission.js'
+import { ToolDocuments } from './openapi/tool-document.js'
+import { approvableBy } from './openapi/tool-operation.js'
 import { intentRoutes } from './tools/intents.js'
-import { mcpRoutes } from './mcp/routes.js'
-import { sealSource } from '../src/services/mcp/request-state.js'
-import { sharedSecret } from '../src/services/redis/shared-secret.js'
-import { rateLimitingEnabled, rateLimitPlugin } from './access/rate-limit.js'
-import { protectedResourceRoutes, resourceMetadataParam } from './access/protected-resource.js'
-import { approvalRoutes, approvalTelemetry } from './approvals/routes.js'
-import { approvalOptionsOf } from '../src/services/approvals/options.js'
-import { compileApprovalRules } from '../src/services/approvals/rules.js'
-import { ApprovalMetrics } from '../src/services/metrics/approval-metrics.js'
-import { approvalPeopleServices } from '../src/services/approvals/page-services.js'
-import { approvalsSessionHook } from './approvals/sign-in.js'
-import type { AuditTrail } from '../src/services/audit/audit-trail.js'
-import type { Tracing } from '../src/services/tracing/types.js'
-import { auditEarlyRefusal } from './observability/audit.js'
-import { openAuditTrail } from '../src/services/audit/open.js'
-import { exemplarOf } from '../src/services/tracing/span-ids.js'
-import type { Upstreams } from '../src/services/upstreams/upstreams.js'
+import { toolRoutes } from './tools/routes.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
@@ -85,70 +74,15 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   // The tools the gateway was given (or its folder holds), then every upstream's, server by server.
   let local = options.tools
   const tools = upstreams === undefined ? local : [...local, ...upstreams.tools()]
-  checkToolLimits(config, tools)
   // First, so that the HTTP server span covers every route and hook registered after it.
   // The Fastify instrumentation (and the SDK behind it) loads only when tracing is on.
   const traced = options.tracing === undefined ? undefined : { tracing: options.tracing, faces: await import('./observability/tracing.js') }
   if (traced !== undefined) await traced.faces.registerHttpTracing(app, traced.tracing)
-  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, {
-    down: error => { app.log.warn({ err: error }, `redis unreachable: idempotent calls${config.concurrencyStore === 'redis' ? ' and calls without a valid concurrency slot' : ''} answer 503, rate limits are not enforced until it is back`) },
-    up: () => { app.log.info('redis reachable again') },
-  })
-  if (redis !== undefined && !await whenReady(redis, 2_000)) app.log.warn('redis not reachable at start-up; continuing')
-  // With Redis, concurrency domains and per-tool limits hold across replicas too.
-  const slots = config.redisUrl === undefined || config.concurrencyStore === 'memory'
-    ? undefined
-    : createSharedSlots({ ...config, redisUrl: config.redisUrl }, domain => { app.log.warn({ domain }, 'a concurrency slot expired before its call ended (redis unreachable for longer than SLOT_LEASE_MS)') })
-  // Each resource is closed by a hook added as soon as it is open (hooks run last first): a
-  // start that fails half-way (buildApp then closes the app) leaves nothing running.
-  app.addHook('onClose', async () => {
-    await slots?.close()
-    redis?.disconnect()
-  })
-  await slots?.ready(2_000)
-  // `catalog` is read at scrape time only, once it exists.
-  const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
-  const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
-  if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
-  if (upstreams !== undefined) metrics.register(...upstreams.families)
-  const spanCounts = options.tracing?.spanCounts
-  if (spanCounts !== undefined) metrics.register(traceSpanMetrics(spanCounts))
-  const audit = await openAuditTrail(config, app.log, lines => { metrics.auditDropped(lines) })
-  if (audit !== undefined) {
-    app.addHook('onClose', async () => {
-      await audit.close()
-      // The chain's head, somewhere other than the file: a rewrite of the whole file shows against it.
-      app.log.info({ auditLog: config.auditLog, seq: audit.head.seq, hash: audit.head.hash }, 'audit log closed')
-    })
-  }
+  const services = await openGatewayServices({ config, tools, log: app.log, upstreams, tracing: options.tracing, prefix: app.prefix })
+  // Closed when the app closes, or now when registration fails half-way (buildApp closes the app).
+  app.addHook('onClose', async () => { await services.close() })
+  const { catalog, facts, calls, metrics, audit, redis, people } = services
   const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
-  const people = approvalPeopleServices(config, redis, app.prefix)
-  if (people.webhookMetrics !== undefined) metrics.register(people.webhookMetrics.family)
-  const approvalSinks = approvalTelemetry(app.log, approvalMetrics, () => catalog, () => audit, { recent: people.recent, ...(people.webhooks === undefined ? {} : { webhook: people.webhooks.onEvent }) })
-  const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
-    core: {
-      defaultTimeoutMs: config.toolTimeoutMs,
-      maxQueuePerDomain: config.maxQueuePerSession,
-      queueTimeoutMs: config.queueTimeoutMs,
-      inputBounds: inputBoundsOf(config),
-      toolLimits: Object.fromEntries(Object.entries(config.toolLimits).flatMap(([id, limit]) =>
-        limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
-    },
-    idempotency: {
-      store: idempotencyStoreOf(config, redis),
-      ttlMs: config.idempotencyTtlMs,
-    },
-    onRecord: config.metrics ? metricsObserver(metrics, options.tracing !== undefined) : undefined,
-    approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
-    schedulers: slots,
-    onListenerError: error => { app.log.error({ err: error }, 'a listener of tool replacements failed; the new tools serve') },
-  })
-  const facts: GatewayFacts = {
-    version: VERSION,
-    startedAt: Date.now(),
-    toolIds: () => catalog.ids(),
-    inFlight: () => catalog.inFlight,
-  }
 
   boundJsonBodies(app, inputBoundsOf(config))
   app.setValidatorCompiler(validatorCompiler)
@@ -161,11 +95,6 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     // A set installed past CatalogUpdates (app.catalog.replace) gets its document now; until
     // then its document requests answer 503 with Retry-After.
     if (ready) void documents.prepare(change.after).catch((error: unknown) => { app.log.error({ err: error }, 'the OpenAPI document of the new tools could not be generated') })
-    metrics.track(change.after.tools)
-    approvalMetrics?.track(change.after.tools)
-    for (const id of change.removed) {
-      if (Object.hasOwn(config.toolLimits, id)) app.log.warn({ tool: id }, `toolLimits.${id} names a tool that is no longer served`)
-    }
   })
   let ready = false
   const updates = new CatalogUpdates({
@@ -226,16 +155,6 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   await app.register(healthRoutes, { catalog, upstreams })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
-  // Every face's calls enter and are finished here: one compiled set of approval rules, one
-  // in-flight gauge, one audit trail, one log line per call, whichever face a call came through.
-  const calls = new GatewayCalls({
-    catalog,
-    serialize: jsonWithin(config.maxResponseBytes),
-    inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
-    audit,
-    approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
-    logs: logsOf(config.logLevel),
-  })
   // One authenticated scope for every face that calls or decides tools: one admission hook
   // (one pressure monitor, one failed-authentication throttle) and one rate limiter, so a
   // principal's budgets hold whichever face it uses. Health, metrics and the document's
@@ -246,7 +165,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await scope.register(admissionPlugin, { config, onAuthFailure: config.metrics ? reason => { metrics.authFailure(reason) } : undefined })
     if (rateLimitingEnabled(config)) await scope.register(rateLimitPlugin, { config, redis })
     await scope.register(toolRoutes, { calls, facts, bodyLimit: config.bodyLimit, docsUi: config.docs, traceCall, documents })
-    await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: approvalSinks.onPending, recent: people.recent, pagePollMs: 2_000, ...(people.signIn === undefined ? {} : { signIn: people.signIn }) })
+    await scope.register(approvalRoutes, { catalog, sweepMs: 5_000, onPending: services.onPendingApprovals, recent: people.recent, pagePollMs: 2_000, ...(people.signIn === undefined ? {} : { signIn: people.signIn }) })
     await scope.register(mcpRoutes, {
       calls, facts, allowedOrigins: config.mcpAllowedOrigins, bodyLimit: config.bodyLimit, inputBounds: inputBoundsOf(config), traceCall,
       requestState: {
@@ -258,18 +177,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await scope.register(intentRoutes, { calls, facts, traceCall })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
   })
-  app.addHook('onClose', async () => {
-    const stopped = people.webhooks?.close() ?? 0
-    if (stopped > 0) app.log.warn({ webhookDeliveries: stopped }, 'shutting down: approval webhook deliveries under way are stopped')
-    await catalog.shutdown(0)
-  })
   return catalog
-}
-
-/** Traced, each duration keeps its (sampled) call's span as its exemplar; untraced, nothing more than counting. */
-function metricsObserver (metrics: GatewayMetrics, traced: boolean): (record: CallRecord) => void {
-  if (!traced) return record => { metrics.observe(record) }
-  return record => { metrics.observe(record, exemplarOf(record.trace)) }
 }
 
 type EarlyFailureHook = NonNullable<ProblemOptions['onToolRouteFailure']>
@@ -278,12 +186,4 @@ type EarlyFailureHook = NonNullable<ProblemOptions['onToolRouteFailure']>
 function earlyFailureHook (count: EarlyFailureHook | undefined, audit: EarlyFailureHook | undefined): EarlyFailureHook | undefined {
   if (count === undefined || audit === undefined) return count ?? audit
   return (...args) => { count(...args); audit(...args) }
-}
-
-/** A limit for a tool that does not exist is a typo: stop start-up and name it. */
-function checkToolLimits (config: Config, tools: readonly AnyTool[]): void {
-  const ids = new Set(tools.map(tool => tool.id))
-  for (const id of Object.keys(config.toolLimits)) {
-    if (!ids.has(id)) throw new ConfigError(`invalid setting "toolLimits.${id}": there is no tool "${id}"`)
-  }
 }

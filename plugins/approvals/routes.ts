@@ -5,17 +5,12 @@ import { SCOPES, type GatewayApp, type Principal } from '../../src/core/app-cont
 import { notFound } from '../../src/core/approvals/approvals.js'
 import { MemoryApprovalStore, viewOf, type ApprovalRecord, type ToolCatalog } from '../../src/index.js'
 import { requireScope } from '../../src/services/auth/index.js'
-import { logApprovalEvent } from '../../src/services/approvals/options.js'
-import type { ApprovalMetrics } from '../../src/services/metrics/approval-metrics.js'
-import type { ApprovalEvent } from '../../src/core/approvals/approvals.js'
-import type { ToolLogger } from '../../src/core/app-context.js'
-import type { AuditTrail } from '../../src/services/audit/audit-trail.js'
 import { ApprovalSchema, DecisionBody } from './schemas.js'
 import { approvalPageRoutes } from './page.js'
 import { refuseCrossSite } from '../http/same-origin.js'
 import { approvalsSignInRoutes } from './sign-in.js'
 import type { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
-import { decisionOf, type RecentDecisions } from '../../src/services/approvals/recent-decisions.js'
+import type { RecentDecisions } from '../../src/services/approvals/recent-decisions.js'
 import { problemResponses } from '../http/problem-schemas.js'
 
 export interface ApprovalRoutesOptions {
@@ -121,46 +116,4 @@ export async function approvalRoutes (parent: FastifyInstance, options: Approval
     if (!principal.scopes.includes(SCOPES.approve)) return 'you need the tools:approve scope to decide'
     return approvals.refusal(record, principal)?.message
   }
-}
-
-/**
- * The approval events' sinks: a log line each, and (with metrics on) the counters and the
- * pending gauge, which is re-counted from the store after each change and each sweep.
- */
-export function approvalTelemetry (log: ToolLogger, metrics: ApprovalMetrics | undefined, catalog: () => ToolCatalog<GatewayApp>, audit?: () => AuditTrail | undefined, more: ApprovalSinks = {}): { onEvent: (event: ApprovalEvent) => void, onPending: (count: number) => void } {
-  const onPending = (count: number): void => { if (metrics !== undefined) metrics.pending = count }
-  return {
-    onEvent: event => {
-      logApprovalEvent(log, event)
-      if (event.type === 'decided' || event.type === 'expired') auditDecision(audit?.(), event.record)
-      const decision = decisionOf(event)
-      if (decision !== undefined) more.recent?.add(decision).catch((error: unknown) => { log.warn({ err: error, approvalId: decision.id }, 'a decision could not be added to the recent decisions') })
-      more.webhook?.(event)
-      if (metrics === undefined) return
-      metrics.observe(event)
-      if (event.type !== 'executed') catalog().approvals.store.pendingCount().then(onPending, () => {})
-    },
-    onPending,
-  }
-}
-
-/** Further sinks: the page's recent decisions, the webhooks. */
-export interface ApprovalSinks {
-  readonly recent?: RecentDecisions
-  readonly webhook?: (event: ApprovalEvent) => void
-}
-
-/** Every decision (and every expiry: a decision by the clock) is a line of the audit trail. */
-function auditDecision (audit: AuditTrail | undefined, record: ApprovalRecord): void {
-  if (audit === undefined || (record.status !== 'approved' && record.status !== 'rejected' && record.status !== 'expired')) return
-  audit.approvalDecided({
-    approvalId: record.id,
-    decision: record.status,
-    tool: record.tool,
-    effects: record.effects,
-    inputDigest: record.inputDigest,
-    requestedBy: record.requestedBy,
-    ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }),
-    ...(record.note === undefined ? {} : { note: record.note }),
-  })
 }
