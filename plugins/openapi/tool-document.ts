@@ -67,7 +67,9 @@ export class ToolDocuments {
     const components = (gateway.components ?? {}) as { schemas?: Document }
     // A named schema two chunks share takes its newest definition (the tool that changed last).
     const chunks = [...parts].sort((a, b) => a.generation - b.generation).map(part => part.schemas)
-    const schemas = Object.assign({}, components.schemas, ...new Set(chunks)) as Document
+    const merged = Object.assign({}, components.schemas, ...new Set(chunks)) as Document
+    // By name: the order modules happen to register their schemas in is no order to commit.
+    const schemas = Object.fromEntries(Object.keys(merged).sort().map(name => [name, merged[name]])) as Document
     const toolPaths = Object.fromEntries(parts.map(part => [part.path, part.item])) as Document
     const document = { ...gateway, paths: withToolPaths(gateway.paths as Document, toolPaths, this.#options.prefix), components: { ...components, schemas } }
     return new DocumentViews(() => document, path => {
