@@ -13,7 +13,6 @@ import type { Tracing } from '../src/services/tracing/types.js'
 import { traceIdsOfActiveSpan } from '../src/services/tracing/span-ids.js'
 import type { Upstreams } from '../src/services/upstreams/upstreams.js'
 
-export { VERSION } from '../src/services/version.js'
 
 export interface BuildOptions {
   readonly config: Config

@@ -15,7 +15,7 @@
  * gateway holds, and that is what a leak grows. The samples under load are printed too.
  */
 import { fileURLToPath } from 'node:url'
-import { hashApiKey } from '../src/services/auth/index.js'
+import { hashApiKey } from '../src/services/auth/api-keys.js'
 import { fire, type CannonResult } from './soak/autocannon.js'
 import { startGateway, type GatewayProcess } from './soak/gateway-process.js'
 import { soakRequests, Tally } from './soak/mix.js'

@@ -17,7 +17,7 @@ const APPROVAL_ID_MAX = 128
 const MAX_WAIT_SECONDS = 999_999
 
 /** How a value arrives: as the core takes it (in-process), as JSON spells it (MCP `_meta`), or as text (a URL, a header). */
-export type OptionForm = 'value' | 'json' | 'text'
+type OptionForm = 'value' | 'json' | 'text'
 
 interface OptionSpec<T> {
   /** In-process: the `InvokeRequest` field (or the binding's `mode`). */

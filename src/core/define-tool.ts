@@ -156,7 +156,7 @@ function checkTimeout (value: unknown, interactive: boolean, fail: (field: strin
     if (!interactive) fail('timeoutMs', 'may be Infinity only for a tool declared interactive: true')
     return
   }
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail('timeoutMs', `must be a positive number of milliseconds, got ${String(value)}`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail('timeoutMs', `must be a positive number of milliseconds, got ${describeValue(value)}`)
   if ((value as number) > 2 ** 31 - 1) fail('timeoutMs', 'must be at most 2147483647 ms (the timer limit), or Infinity for interactive tools')
 }
 
@@ -166,7 +166,7 @@ function checkSelfConcurrency (declaration: object, fail: (field: string, proble
   const value: unknown = descriptor.value
   if (value === undefined || typeof value === 'function') return
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    fail('selfConcurrency', `must be a whole number >= 1 or a getter, got ${String(value)}`)
+    fail('selfConcurrency', `must be a whole number >= 1 or a getter, got ${describeValue(value)}`)
   }
 }
 
@@ -178,7 +178,8 @@ function copySelfConcurrency (declaration: object, tool: Record<string, unknown>
     const get = descriptor.get.bind(declaration) as () => unknown
     Object.defineProperty(tool, 'selfConcurrency', { get, enumerable: true })
   } else {
-    tool.selfConcurrency = typeof descriptor.value === 'function' ? descriptor.value.bind(declaration) : descriptor.value
+    const value: unknown = descriptor.value
+    tool.selfConcurrency = typeof value === 'function' ? (value as () => unknown).bind(declaration) : value
   }
 }
 
@@ -191,4 +192,10 @@ export function currentSelfConcurrency (tool: AnyTool): number {
     return 1
   }
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : 1
+}
+
+/** A declared value as a message shows it: JSON where it has one (`String` of an object is `[object Object]`). */
+function describeValue (value: unknown): string {
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value) ?? 'an object'
+  return String(value as string | number | boolean | bigint | symbol | undefined)
 }

@@ -154,7 +154,7 @@ export class ToolError extends ToolgateError {
       throw new TypeError(`ToolError status must be an integer 400-599, got ${String(status)}`)
     }
     if (!isToolCode(code)) {
-      throw new TypeError(`ToolError code must match ${TOOL_CODE} and not start with ${ERROR_PREFIX}, got ${code}`)
+      throw new TypeError(`ToolError code must match ${TOOL_CODE} and not start with ${ERROR_PREFIX}, got ${String(code)}`)
     }
     this.name = 'ToolError'
     this.status = status

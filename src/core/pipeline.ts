@@ -53,7 +53,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle }
     if (idempotencyKey === undefined) {
       const running = scheduleAndExecute(call)
-      const value = running instanceof Promise ? await running : running
+      const value: unknown = running instanceof Promise ? await running : running
       const body = serializeOutput(binding, tool, value)
       record.outcome = 'ok'
       return { value, record, replayed: false, body }

@@ -14,7 +14,7 @@ export class QueueShares {
   /** Count one call of `owner` waiting in `queue`; throws 429 past its share. Returns the call's leave. */
   enter (queue: string, owner: string, maxQueue: number): () => void {
     let owners = this.#waiting.get(queue)
-    if (owners === undefined) this.#waiting.set(queue, owners = new Map())
+    if (owners === undefined) this.#waiting.set(queue, owners = new Map<string, number>())
     const mine = owners.get(owner) ?? 0
     let used = 0
     for (const count of owners.values()) used += count

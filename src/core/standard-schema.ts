@@ -63,6 +63,8 @@ export declare namespace StandardJSONSchemaV1 {
     readonly input: (options: Options) => Record<string, unknown>
     readonly output: (options: Options) => Record<string, unknown>
   }
+  // As the Standard JSON Schema spec writes it: any string, the known ones offered by editors.
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents
   type Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | (object & string)
   interface Options {
     readonly target: Target

@@ -40,6 +40,7 @@ const RuleSchema = z.object({
   deny: z.array(glob).default([]),
 }).strict()
 
+/** @internal exported for its tests, not for the package */
 export const JwtSchema = z.object({
   issuer: z.string().min(1),
   audience: z.string().min(1),
@@ -195,6 +196,7 @@ export type Config = z.output<typeof ConfigSchema>
 /** Settings as written in a config file or passed to the plugin: every field optional. */
 export type ConfigInput = z.input<typeof ConfigSchema>
 
+/** The environment variable of each setting. @internal exported for the docs generator and the tests, not for the package */
 export const ENV_KEYS: Record<string, keyof Config> = {
   HOST: 'host', PORT: 'port', TRUST_PROXY: 'trustProxy', TOOLS_DIR: 'toolsDir', TOOLS_WATCH: 'toolsWatch', UPSTREAMS_FILE: 'upstreamsFile', LOG_LEVEL: 'logLevel', BODY_LIMIT: 'bodyLimit',
   MAX_INPUT_DEPTH: 'maxInputDepth', MAX_INPUT_KEYS: 'maxInputKeys', MAX_INPUT_ITEMS: 'maxInputItems', MAX_RESPONSE_BYTES: 'maxResponseBytes',

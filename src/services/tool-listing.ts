@@ -78,6 +78,7 @@ export function effectsText (tool: AnyTool): string {
 /**
  * The JSON Schema (2020-12, no `$schema`) of a tool's input or output, whatever kind of schema
  * declared it: listings, OpenAPI, MCP and the LLM exports all take it from here.
+ * @internal exported for its tests, not for the package
  */
 export function jsonSchemaOf (schema: ToolSchema, io: 'input' | 'output'): Record<string, unknown> {
   return toJsonSchema(schema, io)

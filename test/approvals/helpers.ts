@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { defineTool } from '../../src/index.js'
-import { hashApiKey } from '../../src/services/auth/index.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
 
 /** Two requesters, two approvers: who asks and who decides are always different keys. */
 export const KEYS = { alice: 'alice-key-0123456789', carol: 'carol-key-0123456789', bob: 'bob-key-0123456789', dave: 'dave-key-0123456789' } as const

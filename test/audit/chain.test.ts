@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { chainLine, EMPTY_CHAIN, type ChainHead } from '../../src/services/audit/chain.js'
+import { EMPTY_CHAIN, type ChainHead } from '../../src/services/audit/chain.js'
+import { chainLine } from './chain-line.js'
 import { verifyAuditText } from '../../src/services/audit/verify.js'
 
 function chain (count: number): { lines: string[], head: ChainHead } {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { chainLine, fieldsOf, type ChainHead } from '../../src/services/audit/chain.js'
+import { fieldsOf, type ChainHead } from '../../src/services/audit/chain.js'
+import { chainLine } from './chain-line.js'
 import { PendingLines } from '../../src/services/audit/pending-lines.js'
 
 /** Any entry: keys and values with quotes, control characters, surrogates, emoji; nested JSON. */

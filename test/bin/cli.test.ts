@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { SLOW } from '../slow.js'
-import { hashApiKey } from '../../src/services/auth/index.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
 
 // The compiled command, as `npx toolgate` runs it (`npm test` builds first).
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CALL_OPTIONS, readCallOptions, type CallOptionName, type FoundOption, type OptionForm } from '../../src/core/call-options.js'
+import { CALL_OPTIONS, readCallOptions, type CallOptionName, type FoundOption } from '../../src/core/call-options.js'
+
+type OptionForm = FoundOption['form']
 import { GatewayError } from '../../src/index.js'
 
 const NAMES = Object.keys(CALL_OPTIONS) as CallOptionName[]
@@ -73,7 +75,7 @@ describe('readCallOptions: the one definition of a call\'s options', () => {
       expect(pointersOf(refusalOf(() => readCallOptions([{ name: 'dryRun', form: 'text', raw, pointer: '/q' }]))), raw).toEqual(['/q'])
     }
     for (const raw of ['true', 1, null, {}]) {
-      expect(refusalOf(() => readCallOptions([{ name: 'dryRun', form: 'json', raw, pointer: '/m' }])), String(raw)).toBeInstanceOf(GatewayError)
+      expect(refusalOf(() => readCallOptions([{ name: 'dryRun', form: 'json', raw, pointer: '/m' }])), JSON.stringify(raw)).toBeInstanceOf(GatewayError)
     }
   })
 })

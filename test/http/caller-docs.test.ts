@@ -14,7 +14,7 @@ const documentOf = async (app: FastifyInstance, key?: string, url = '/openapi.js
 
 describe('per-caller documents', () => {
   it('need the same credentials as GET /tools: 401 without, 403 without tools:read', async () => {
-    const app = await testApp({ apiKeys: [...(await import('./helpers.js')).API_KEYS, { principal: 'nobody', sha256: (await import('../../src/services/auth/index.js')).hashApiKey('no-scopes-key-0123456789'), scopes: [] }] })
+    const app = await testApp({ apiKeys: [...(await import('./helpers.js')).API_KEYS, { principal: 'nobody', sha256: (await import('../../src/services/auth/api-keys.js')).hashApiKey('no-scopes-key-0123456789'), scopes: [] }] })
     expectProblem(await app.inject({ method: 'GET', url: '/openapi.json' }), 401, 'TOOLGATE_UNAUTHENTICATED')
     expectProblem(await app.inject({ method: 'GET', url: '/docs/json' }), 401, 'TOOLGATE_UNAUTHENTICATED')
     expectProblem(await app.inject({ method: 'GET', url: '/docs/yaml' }), 401, 'TOOLGATE_UNAUTHENTICATED')

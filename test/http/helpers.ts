@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../plugins/app.js'
-import { hashApiKey } from '../../src/services/auth/index.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
 import { loadConfig, type ConfigSchema } from '../../src/services/config.js'
 import type { AnyTool } from '../../src/index.js'
 import type { z } from 'zod'

@@ -54,7 +54,7 @@ describe('JWT bearer tokens over HTTP', () => {
 describe('principals from different authenticators stay apart', () => {
   it('an API key named alice and a token whose sub is alice share no notes and no idempotency record', async () => {
     const { createNotesTools } = await import('../../tools/notes.js')
-    const { hashApiKey } = await import('../../src/services/auth/index.js')
+    const { hashApiKey } = await import('../../src/services/auth/api-keys.js')
     const app = await testApp({
       apiKeys: [{ principal: 'alice', sha256: hashApiKey('alices-api-key-0123456789'), scopes: ['tools:read', 'tools:call'] }],
       jwt: { issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'], key: keys.pem },

@@ -122,7 +122,7 @@ describe('app.replaceTools: every face follows the catalog serving now', () => {
 
   it('a pending approval survives a replacement and runs once on the declaration serving when it is redeemed', async () => {
     const guarded = (version: number): AnyTool => versioned('guarded', version, { isReadOnly: false, isConcurrencySafe: false, requiresApproval: true })
-    const app = await testApp({ approvalAllowSelf: true, apiKeys: [{ principal: 'admin', sha256: (await import('../../src/services/auth/index.js')).hashApiKey(KEYS.admin), scopes: ['tools:read', 'tools:call', 'tools:approve'] }] }, [guarded(1)])
+    const app = await testApp({ approvalAllowSelf: true, apiKeys: [{ principal: 'admin', sha256: (await import('../../src/services/auth/api-keys.js')).hashApiKey(KEYS.admin), scopes: ['tools:read', 'tools:call', 'tools:approve'] }] }, [guarded(1)])
     const pending = await call(app, 'guarded')
     expect(pending.statusCode).toBe(202)
     const { id } = pending.json<{ id: string }>()

@@ -18,7 +18,7 @@ export async function rawRequest (port: number, request: string, waitMs = 2_000)
   const socket = connect(port, '127.0.0.1')
   let received = ''
   socket.setEncoding('latin1')
-  socket.on('data', chunk => { received += chunk })
+  socket.on('data', (chunk: Buffer) => { received += chunk.toString() })
   socket.write(request)
   await new Promise<void>(resolve => {
     const timer = setTimeout(() => { socket.destroy(); resolve() }, waitMs)

@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { defineTool } from '../../src/index.js'
-import { hashApiKey } from '../../src/services/auth/index.js'
+import { hashApiKey } from '../../src/services/auth/api-keys.js'
 import { API_KEYS, auth, KEYS, testApp } from '../http/helpers.js'
 import { modernClient } from './helpers.js'
 

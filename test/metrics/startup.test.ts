@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OUTCOMES } from '../../src/index.js'
 import { AUTH_FAILURE_REASONS, DURATION_BUCKETS } from '../../src/services/metrics/gateway-metrics.js'
-import { VERSION } from '../../plugins/app.js'
+import { VERSION } from '../../src/services/version.js'
 import { httpTools } from '../fixtures/http-tools.js'
 import { payTool } from '../fixtures/metrics-tools.js'
 import { testApp } from '../http/helpers.js'

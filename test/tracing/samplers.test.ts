@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { ROOT_CONTEXT, SpanKind, trace, type SpanContext } from '@opentelemetry/api'
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node'
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node'
 import { AlwaysOff, AlwaysOn, GatewaySpanContext, isValidParent, ParentBased, TraceIdRatio } from '../../src/services/tracing/samplers.js'
 
 /*
@@ -45,7 +45,7 @@ describe('samplers', () => {
   it('sample about the ratio asked for', () => {
     const sampler = new TraceIdRatio(0.1)
     const ids = fc.sample(hexOf(16), 20_000)
-    const sampled = ids.filter(traceId => sampler.shouldSample(ROOT_CONTEXT, traceId).decision !== 0).length
+    const sampled = ids.filter(traceId => sampler.shouldSample(ROOT_CONTEXT, traceId).decision !== SamplingDecision.NOT_RECORD).length
     expect(sampled / ids.length).toBeGreaterThan(0.09)
     expect(sampled / ids.length).toBeLessThan(0.11)
   })

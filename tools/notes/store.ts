@@ -84,7 +84,7 @@ export class MemoryNotesStore {
 
   put (owner: string, note: Note): void {
     let notes = this.#owners.get(owner)
-    if (notes === undefined) this.#owners.set(owner, notes = new Map())
+    if (notes === undefined) this.#owners.set(owner, notes = new Map<string, Note>())
     if (!notes.has(note.key)) this.#total++
     notes.set(note.key, note)
   }

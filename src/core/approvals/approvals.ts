@@ -179,8 +179,9 @@ export async function guarded<T> (operation: () => Promise<T>): Promise<T> {
 
 function sleep (ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) { reject(signal.reason); return }
-    const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
+    const reason = (): unknown => signal.reason
+    if (signal.aborted) { reject(reason()); return }
+    const onAbort = (): void => { clearTimeout(timer); reject(reason()) }
     const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
     signal.addEventListener('abort', onAbort, { once: true })
   })

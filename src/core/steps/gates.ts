@@ -13,7 +13,7 @@ import type { AnyTool, ToolContext } from '../tool.js'
  */
 
 export function findTool<App> (env: PipelineEnv, binding: Binding<App>, toolId: string): AnyTool<App> {
-  const tool = env.tools.get(toolId)
+  const tool = env.tools.get(toolId) as AnyTool<App> | undefined
   if (tool === undefined || (tool.active !== undefined && !isActive(tool, binding.app))) {
     throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${toolId}"`)
   }

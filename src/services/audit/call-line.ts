@@ -80,7 +80,10 @@ let cachedPrefix = ''
 /** From 1970 to the end of year 9999 the format is fixed-width; outside, `toISOString` has its own. */
 const LAST_FIXED_WIDTH_MS = 253_402_300_800_000
 
-/** `new Date(epochMs).toISOString()`, without building a Date and a whole string per call. */
+/**
+ * `new Date(epochMs).toISOString()`, without building a Date and a whole string per call.
+ * @internal exported for its tests, not for the package
+ */
 export function isoTime (epochMs: number): string {
   if (!(epochMs >= 0 && epochMs < LAST_FIXED_WIDTH_MS)) return new Date(epochMs).toISOString()
   const ms = Math.floor(epochMs)

@@ -33,14 +33,6 @@ export interface ChainHead {
 
 export const EMPTY_CHAIN: ChainHead = { seq: 0, hash: GENESIS }
 
-/** Append one entry: its line (without newline) and the new head. */
-export function chainLine (head: ChainHead, entry: Readonly<Record<string, unknown>>): { line: string, head: ChainHead } {
-  const seq = head.seq + 1
-  const body = lineBody(seq, head.hash, fieldsOf(entry))
-  const hash = sha256(body)
-  return { line: `${body}${HASH_KEY}${hash}"}`, head: { seq, hash } }
-}
-
 /**
  * An entry's members as JSON text without the braces (`"event":"call",...`): what a line holds
  * between `prev` and `hash`. A line is then exactly JSON.stringify({ type, seq, prev, ...entry, hash }).

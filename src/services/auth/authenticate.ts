@@ -15,7 +15,10 @@ export type AuthConfig = Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled'>
  */
 export type Authenticate = (headers: AuthHeaders, rawHeaders?: readonly string[]) => Principal | Promise<Principal>
 
-/** Every caller when no credentials are configured, or when auth is turned off. */
+/**
+ * Every caller when no credentials are configured, or when auth is turned off.
+ * @internal exported for its tests, not for the package
+ */
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call]), via: 'anonymous' })
 
 /**

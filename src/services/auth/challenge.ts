@@ -6,7 +6,7 @@ export type AuthFailureReason = 'missing' | 'invalid_key' | 'invalid_token' | 'e
 /** RFC 6750 section 3.1 error codes this gateway uses. */
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope'
 
-export const REALM = 'toolgate'
+const REALM = 'toolgate'
 
 // RFC 6750: error_description and scope are limited to %x20-21 / %x23-5B / %x5D-7E.
 const UNSAFE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/g

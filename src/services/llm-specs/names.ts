@@ -1,7 +1,10 @@
 import { ToolDefinitionError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 
-/** Each provider's rule for a function name, from its published documentation. */
+/**
+ * Each provider's rule for a function name, from its published documentation.
+ * @internal exported for its tests, not for the package
+ */
 export const NAME_RULES = {
   // OpenAI Chat Completions and Responses: a-z, A-Z, 0-9, underscores and dashes, at most 64.
   openai: /^[a-zA-Z0-9_-]{1,64}$/,
@@ -15,7 +18,10 @@ export const NAME_RULES = {
 export type SpecFormat = keyof typeof NAME_RULES
 export const SPEC_FORMATS = Object.keys(NAME_RULES) as SpecFormat[]
 
-/** A provider's name for an id: the id itself when the rule takes it, else a mapped form. */
+/**
+ * A provider's name for an id: the id itself when the rule takes it, else a mapped form.
+ * @internal exported for its tests, not for the package
+ */
 export function providerNameOf (format: SpecFormat, id: string): string {
   if (NAME_RULES[format].test(id)) return id
   let name = id.replace(/[^a-zA-Z0-9_]/g, '_')
@@ -29,7 +35,10 @@ export interface NameMap {
   readonly toId: ReadonlyMap<string, string>
 }
 
-/** Map every id; two ids on one name would send a model's call to the wrong tool, so it throws. */
+/**
+ * Map every id; two ids on one name would send a model's call to the wrong tool, so it throws.
+ * @internal exported for its tests, not for the package
+ */
 export function nameMapOf (format: SpecFormat, tools: readonly AnyTool[]): NameMap {
   const toName = new Map<string, string>()
   const toId = new Map<string, string>()

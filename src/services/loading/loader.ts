@@ -100,7 +100,7 @@ export async function loadToolModule (file: string, url = pathToFileURL(file).hr
   }
   const exported = module.default
   if (exported === undefined) throw new ToolLoadError(file, 'it has no default export (export default a tool or an array of tools)')
-  const items = Array.isArray(exported) ? exported : [exported]
+  const items: unknown[] = Array.isArray(exported) ? exported : [exported]
   if (items.length === 0) throw new ToolLoadError(file, 'its default export is an empty array')
   return items.map(item => {
     // A module loaded again (it did not change) exports the same objects: they give the same tools.

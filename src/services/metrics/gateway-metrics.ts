@@ -5,14 +5,20 @@ import type { AnyTool } from '../../core/tool.js'
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterChild, type GaugeChild, type HistogramChild } from './families.js'
 import { processRegistry } from './process-metrics.js'
 
-/** From a few milliseconds to the two-minute default timeout. */
+/**
+ * From a few milliseconds to the two-minute default timeout.
+ * @internal exported for its tests, not for the package
+ */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 /** From no wait at all to past the default 30-second queue timeout. */
 const QUEUE_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
 // A Record, so that a new AuthFailureReason fails to compile until it has its label here.
 const KNOWN_AUTH_REASONS: Record<AuthFailureReason, true> = { missing: true, invalid_key: true, invalid_token: true, expired: true, malformed: true }
-/** The closed set of `reason` labels of `toolgate_auth_failures_total`; anything else is `other`. */
+/**
+ * The closed set of `reason` labels of `toolgate_auth_failures_total`; anything else is `other`.
+ * @internal exported for its tests, not for the package
+ */
 export const AUTH_FAILURE_REASONS: readonly string[] = [...Object.keys(KNOWN_AUTH_REASONS), 'other']
 
 export interface GatewayMetricsOptions {

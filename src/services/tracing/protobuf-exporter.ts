@@ -10,7 +10,7 @@ import type { EncodedBatch, EncodedBatchExporter } from './span-batches.js'
  */
 export function protobufExporter (url: string): EncodedBatchExporter {
   const options = convertLegacyHttpOptions({ url }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' })
-  const serializer = { serializeRequest: (batch: EncodedBatch) => batch.bytes, deserializeResponse: ProtobufTraceSerializer.deserializeResponse }
+  const serializer = { serializeRequest: (batch: EncodedBatch) => batch.bytes, deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data) }
   const metrics = { name: 'span' as const, countItems: (batch: EncodedBatch) => batch.spans }
   return new OTLPExporterBase<EncodedBatch>(createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', metrics, undefined))
 }

@@ -1,5 +1,5 @@
-import { SamplingDecision, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api'
-import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-node'
+import { trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api'
+import { SamplingDecision, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace-node'
 
 /*
  * The samplers OTEL_TRACES_SAMPLER names, deciding as the SDK's do (a property test holds them
@@ -94,7 +94,7 @@ export class ParentBased implements Sampler {
   shouldSample (context: Context, traceId: string, name: string, kind: Parameters<Sampler['shouldSample']>[3], attributes: Parameters<Sampler['shouldSample']>[4], links: Parameters<Sampler['shouldSample']>[5]): SamplingResult {
     const parent = trace.getSpanContext(context)
     if (parent === undefined || !isValidParent(parent)) return this.#root.shouldSample(context, traceId, name, kind, attributes, links)
-    return (parent.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? SAMPLED : DROPPED
+    return (parent.traceFlags & TraceFlags.SAMPLED) !== 0 ? SAMPLED : DROPPED
   }
 
   toString (): string {

@@ -1,6 +1,6 @@
-import { context as contexts, INVALID_SPAN_CONTEXT, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
+import { context as contexts, INVALID_SPAN_CONTEXT, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api'
 import { isTracingSuppressed, sanitizeAttributes } from '@opentelemetry/core'
-import type { IdGenerator, Sampler } from '@opentelemetry/sdk-trace-node'
+import { SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace-node'
 import { RecordedSpan, type SpanSource } from './recorded-span.js'
 import { GatewaySpanContext, isValidParent } from './samplers.js'
 

@@ -156,6 +156,7 @@ export function readUpstreamsFile (path: string, env: NodeJS.ProcessEnv = proces
   return parseUpstreams(raw, path, env)
 }
 
+/** @internal exported for its tests, not for the package */
 export function parseUpstreams (raw: unknown, path: string, env: NodeJS.ProcessEnv): UpstreamsFile {
   const fail = (where: string, problem: string): never => { throw new ConfigError(`upstreams file ${path}: ${where}: ${problem}`) }
   const file = FileSchema.safeParse(raw)

@@ -55,7 +55,7 @@ export function compileRule (id: string, field: Field, value: OperatorDeclaratio
   const onError = field === 'requiresApproval'
   return (input, caller) => {
     try {
-      const result = evaluate({ input, principal: { id: caller.id, scopes: [...caller.scopes] } })
+      const result: unknown = evaluate({ input, principal: { id: caller.id, scopes: [...caller.scopes] } })
       return typeof result === 'boolean' ? result : onError
     } catch {
       return onError

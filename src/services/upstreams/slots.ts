@@ -37,7 +37,7 @@ export class Slots {
       const aborted = (): void => {
         const at = this.#queue.indexOf(grant)
         if (at !== -1) this.#queue.splice(at, 1)
-        reject(signal.reason)
+        reject(signal.reason as unknown)
       }
       this.#queue.push(grant)
       signal.addEventListener('abort', aborted, { once: true })

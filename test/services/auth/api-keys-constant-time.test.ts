@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto'
 import { expect, it, vi } from 'vitest'
-import { createApiKeyVerifier, hashApiKey } from '../../../src/services/auth/index.js'
+import { createApiKeyVerifier, hashApiKey } from '../../../src/services/auth/api-keys.js'
 
 vi.mock('node:crypto', async importOriginal => {
   const actual = await importOriginal<typeof crypto>()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createApiKeyVerifier, hashApiKey } from '../../../src/services/auth/index.js'
+import { createApiKeyVerifier, hashApiKey } from '../../../src/services/auth/api-keys.js'
 import { ConfigError } from '../../../src/services/config.js'
 
 const verify = createApiKeyVerifier([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ANONYMOUS, hashApiKey } from '../../../src/services/auth/index.js'
+import { ANONYMOUS } from '../../../src/services/auth/authenticate.js'
+import { hashApiKey } from '../../../src/services/auth/api-keys.js'
 import { expect401 } from './helpers.js'
 import { promisedAuthenticator } from './helpers.js'
 

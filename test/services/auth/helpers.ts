@@ -2,7 +2,9 @@ import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload }
 import { expect } from 'vitest'
 import { JwtSchema } from '../../../src/services/config.js'
 import { GatewayError } from '../../../src/core/errors.js'
-import { createAuthenticator, type AuthConfig, type AuthHeaders, type JwtConfig } from '../../../src/services/auth/index.js'
+import { createAuthenticator, type AuthConfig } from '../../../src/services/auth/authenticate.js'
+import { type AuthHeaders } from '../../../src/services/auth/credentials.js'
+import { type JwtConfig } from '../../../src/services/auth/jwt.js'
 import type { Principal } from '../../../src/core/app-context.js'
 
 export const ISSUER = 'https://idp.test'

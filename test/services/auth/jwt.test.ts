@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createJwtVerifier, hashApiKey } from '../../../src/services/auth/index.js'
+import { createJwtVerifier } from '../../../src/services/auth/jwt.js'
+import { hashApiKey } from '../../../src/services/auth/api-keys.js'
 import { ConfigError, parseConfig } from '../../../src/services/config.js'
 import { esKeys, expect401, HS_SECRET, jwtConfig, nowSec, secretBytes, sign, unsecuredToken, type EsKeys } from './helpers.js'
 import { promisedAuthenticator, type PromisedAuthenticate } from './helpers.js'

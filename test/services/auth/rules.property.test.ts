@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, it } from 'vitest'
-import { compileGlob, createPermissionRules, type Rule } from '../../../src/services/auth/index.js'
+import { compileGlob } from '../../../src/services/auth/glob.js'
+import { createPermissionRules, type Rule } from '../../../src/services/auth/rules.js'
 
 /** Reference glob matcher over code points: plain dynamic programming, no RegExp. */
 function globMatches (glob: string, text: string): boolean {

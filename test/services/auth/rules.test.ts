@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { compileGlob, createPermissionRules } from '../../../src/services/auth/index.js'
+import { compileGlob } from '../../../src/services/auth/glob.js'
+import { createPermissionRules } from '../../../src/services/auth/rules.js'
 
 describe('createPermissionRules', () => {
   it('allows everything when there are no rules', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SCOPES, type Principal } from '../../../src/core/app-context.js'
-import { requireScope } from '../../../src/services/auth/index.js'
+import { requireScope } from '../../../src/services/auth/scope.js'
 import { GatewayError } from '../../../src/core/errors.js'
 
 const reader: Principal = { id: 'reader', scopes: [SCOPES.read], via: 'api-key' }

@@ -159,7 +159,7 @@ export class UpstreamConnection {
       }
       const settle = (up: boolean): void => { cleanup(); resolve(up) }
       const done = (): void => { settle(true) }
-      const aborted = (): void => { cleanup(); reject(signal.reason) }
+      const aborted = (): void => { cleanup(); reject(signal.reason as unknown) }
       const timer = setTimeout(() => { settle(false) }, ms)
       this.#waiters.add(done)
       signal.addEventListener('abort', aborted, { once: true })

@@ -58,7 +58,7 @@ async function readBounded (url: string): Promise<string> {
   if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`)
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength
     if (size > MAX_DOCUMENT_BYTES) throw new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`)
     chunks.push(chunk)

@@ -21,7 +21,10 @@ export interface BuiltRequest {
   readonly body?: { readonly contentType: string, readonly bytes: Buffer }
 }
 
-/** Every character but RFC 3986's unreserved ones, encoded (encodeURIComponent leaves `!'()*`). */
+/**
+ * Every character but RFC 3986's unreserved ones, encoded (encodeURIComponent leaves `!'()*`).
+ * @internal exported for its tests, not for the package
+ */
 export function encodeStrict (text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 }

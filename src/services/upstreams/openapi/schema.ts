@@ -101,8 +101,8 @@ function threeZero (schema: Json, out: Json): void {
   }
   if (schema.nullable !== true) return
   if (typeof out.type === 'string') out.type = [out.type, 'null']
-  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null']
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
+  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...(out.type as unknown[]), 'null']
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null]
   if (out.type === undefined && (out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)) {
     const rest = { ...out }
     for (const key of Object.keys(out)) delete out[key]
