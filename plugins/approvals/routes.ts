@@ -9,7 +9,7 @@ import { ApprovalSchema, DecisionBody } from './schemas.js'
 import { approvalPageRoutes } from './page.js'
 import { refuseCrossSite } from '../http/same-origin.js'
 import { approvalsSignInRoutes } from './sign-in.js'
-import type { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
+import type { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
 import type { RecentDecisions } from '../../src/services/approvals/recent-decisions.js'
 import { problemResponses } from '../http/problem-schemas.js'
 

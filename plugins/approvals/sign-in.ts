@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { GatewayError } from '../../src/index.js'
-import type { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
+import type { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
 import { fromThisSite, refuseCrossSite } from '../http/same-origin.js'
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GatewayError } from '../../src/index.js'
-import { MemoryKeyedStore } from '../../src/services/approval-sessions/keyed-store.js'
-import { OidcSignIn } from '../../src/services/approval-sessions/oidc-sign-in.js'
+import { MemoryKeyedStore } from '../../src/services/approvals/sign-in/keyed-store.js'
+import { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
 
 /*
  * A page session's life without an issuer to talk to (nothing listens on port 9): what the

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
-import { MemoryKeyedStore, RedisKeyedStore } from '../approval-sessions/keyed-store.js'
-import { OidcSignIn } from '../approval-sessions/oidc-sign-in.js'
+import { MemoryKeyedStore, RedisKeyedStore } from './sign-in/keyed-store.js'
+import { OidcSignIn } from './sign-in/oidc-sign-in.js'
 import { WebhookMetrics } from '../metrics/webhook-metrics.js'
-import { approvalWebhooks, type ApprovalWebhooks } from '../webhooks/approval-webhooks.js'
+import { approvalWebhooks, type ApprovalWebhooks } from './webhooks/approval-webhooks.js'
 import { MemoryRecentDecisions, RedisRecentDecisions, type RecentDecisions } from './recent-decisions.js'
 
 export interface ApprovalPeopleServices {

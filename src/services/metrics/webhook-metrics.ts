@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../webhooks/deliveries.js'
+import type { DeliveryOutcome } from '../approvals/webhooks/deliveries.js'
 import { CounterFamily, type CounterChild } from './families.js'
 
 const OUTCOMES: readonly DeliveryOutcome[] = ['delivered', 'retried', 'failed', 'dropped']

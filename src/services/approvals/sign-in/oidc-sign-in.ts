@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import * as client from 'openid-client'
 import { z } from 'zod'
-import { GatewayError } from '../../core/errors.js'
+import { GatewayError } from '../../../core/errors.js'
 import type { KeyedStore } from './keyed-store.js'
 
 export interface OidcSignInOptions {

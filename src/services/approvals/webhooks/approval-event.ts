@@ -1,4 +1,4 @@
-import type { ApprovalEvent } from '../../core/approvals/approvals.js'
+import type { ApprovalEvent } from '../../../core/approvals/approvals.js'
 
 /** The events a receiver hears of; `executed` stays in the logs and the audit trail. */
 type WebhookEventType = 'approval.requested' | 'approval.decided' | 'approval.expired'
