@@ -4,7 +4,7 @@ import { checkInputBounds } from './input-bounds.js'
 import { checkApproval, pendingResult, runApproved } from './steps/approval.js'
 import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
-import { scheduleAndExecute, serializeOutput } from './steps/execution.js'
+import { presentationOf, scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
 import type { ToolContext, TraceContext } from './tool.js'
 import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
@@ -55,14 +55,16 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
       const running = scheduleAndExecute(call)
       const value: unknown = running instanceof Promise ? await running : running
       const body = serializeOutput(binding, tool, value)
+      const content = presentationOf(binding, tool, handle.presentation)
       record.outcome = 'ok'
-      return { value, record, replayed: false, body }
+      return { value, record, replayed: false, body, ...(content === undefined ? {} : { content }) }
     }
     const run = async (): Promise<unknown> => await scheduleAndExecute(call)
     const { value, replayed } = await idempotent(call, idempotencyKey, approval === undefined ? run : runApproved(call, approval, run))
     const body = serializeOutput(binding, tool, value)
+    const content = presentationOf(binding, tool, handle.presentation)
     record.outcome = replayed ? 'replayed' : 'ok'
-    return { value, record, replayed, body, waitedForApproval: approval?.waited }
+    return { value, record, replayed, body, waitedForApproval: approval?.waited, ...(content === undefined ? {} : { content }) }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {

@@ -1,4 +1,5 @@
 import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './schema.js'
+import type { WithContent } from './content.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -95,7 +96,8 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
   readonly requiresApproval?: boolean | ((input: SchemaOutput<In>, ctx: ToolContext<App>) => boolean)
   readonly active?: (app: App) => boolean
   readonly authorize: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<void>
-  readonly execute: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<SchemaInput<Out>>
+  /** Answers the output, or the output `withContent`: MCP content blocks beside it, for the faces that carry them. */
+  readonly execute: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<SchemaInput<Out> | WithContent<SchemaInput<Out>>>
   readonly resolve?: (input: SchemaOutput<In>, ctx: ToolContext<App>) => unknown
   readonly debugSteps?: (result: SchemaOutput<Out>, ctx: DebugContext) => void
   readonly touchedResourcesOf?: (input: unknown) => readonly string[]

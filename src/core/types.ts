@@ -7,6 +7,7 @@ import type { CallControl, CancelSignal } from './abort.js'
 import type { Approvals } from './approvals/approvals.js'
 import type { ApprovalView } from './approvals/view.js'
 import type { CallRecord } from './call-record.js'
+import type { ContentBlock } from './content.js'
 import type { IdempotencyStore } from './idempotency/store.js'
 import type { CoreOptions } from './options.js'
 import type { QueueShares } from './queue-shares.js'
@@ -101,11 +102,25 @@ export interface InvokeResult<T = unknown> {
   readonly approval?: ApprovalView
   /** True when this call waited for an approval decision (`waitForApprovalMs`) and then ran. */
   readonly waitedForApproval?: boolean
+  /** The MCP content the tool answered beside its output (`withContent`), for the faces that carry it. */
+  readonly content?: Presentation
+}
+
+/** A tool's MCP content blocks and structured content, as it answered them (`withContent`). */
+export interface Presentation {
+  readonly content: readonly ContentBlock[]
+  /** The blocks encoded by the binding's `serialize` (bounded like the output), when it has one. */
+  readonly body?: string
+  /** Present when the tool named it; else a face takes the output where the tool declares an output schema. */
+  readonly structuredContent?: unknown
+  readonly hasStructuredContent: boolean
 }
 
 /** What the execute step tells the idempotency step: a late settlement when the call was aborted mid-run. */
 export interface ExecutionHandle {
   late?: Promise<Settled>
+  /** The content the tool answered beside its output, once it has (and on a replay, the stored one). */
+  presentation?: Presentation
   /** The fencing token of the slot the call holds, once granted (`ctx.fencingToken`). */
   fencingToken?: number
 }

@@ -1,3 +1,5 @@
+import type { ContentBlock } from '../content.js'
+
 /**
  * Idempotency records, scoped by (principal, tool, key). The store is the only shared state
  * that decides "run it" versus "replay it", so `claim` must be atomic: of two concurrent
@@ -6,7 +8,7 @@
 
 /** What a finished call answered, stored once `execute` began, errors included. */
 export type StoredResult =
-  | { readonly type: 'value', readonly value: unknown }
+  | { readonly type: 'value', readonly value: unknown, readonly content?: readonly ContentBlock[], readonly structuredContent?: unknown }
   | { readonly type: 'error', readonly family: 'gateway' | 'tool', readonly status: number, readonly code: string, readonly message: string, readonly extensions: Record<string, unknown> }
 
 export type Claim =

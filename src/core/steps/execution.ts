@@ -1,9 +1,10 @@
 import { NONE } from '../call-record.js'
+import { checkContent, isWithContent } from '../content.js'
 import { GatewayError, ToolError, UpstreamError, type ToolgateError } from '../errors.js'
 import type { ToolLimit } from '../options.js'
 import type { Lease } from '../scheduler.js'
 import type { AnyTool, DebugStep } from '../tool.js'
-import type { Binding, Call } from '../types.js'
+import type { Binding, Call, Presentation } from '../types.js'
 import { acquireSlot, concurrencyClassOf, runExecute, type Execution } from './run-execute.js'
 
 /*
@@ -49,7 +50,7 @@ function outputOf (call: Call, execution: Execution, executeAt: number): unknown
     throw execution.reason
   }
   if (execution.type === 'thrown') throw toolFailure(tool, execution.thrown)
-  const output = parseOutput(tool, execution.value)
+  const output = parseOutput(tool, presented(call, execution.value))
   record.debugSteps = collectDebugSteps(tool, output)
   return output
 }
@@ -102,6 +103,19 @@ export function toolFailure (tool: AnyTool, thrown: unknown): ToolgateError {
   return new GatewayError('TOOLGATE_TOOL_FAILED', `"${tool.id}" failed`, {}, { cause: thrown })
 }
 
+/**
+ * The output of a value a tool answered `withContent`, its blocks checked (a malformed block is
+ * the tool's invalid output) and kept for the faces that carry them; any other value as it is.
+ */
+function presented (call: Call, value: unknown): unknown {
+  if (!isWithContent(value)) return value
+  const checked = checkContent(value.content)
+  if (!checked.ok) throw new GatewayError('TOOLGATE_INVALID_OUTPUT', `"${call.tool.id}" answered a malformed ${checked.problem}`)
+  const hasStructuredContent = 'structuredContent' in value
+  call.handle.presentation = { content: checked.content, hasStructuredContent, ...(hasStructuredContent ? { structuredContent: value.structuredContent } : {}) }
+  return value.output
+}
+
 export function parseOutput (tool: AnyTool, value: unknown): unknown {
   try {
     return tool.parseOutput(value)
@@ -128,4 +142,10 @@ function collectDebugSteps (tool: AnyTool, output: unknown): readonly DebugStep[
     steps.push({ name: 'debugSteps failed', data: thrown instanceof Error ? thrown.message : String(thrown) })
   }
   return steps
+}
+
+/** The presentation of a call, its blocks encoded for the transport within the same bound as the output. */
+export function presentationOf<App> (binding: Binding<App>, tool: AnyTool<App>, presentation: Presentation | undefined): Presentation | undefined {
+  if (presentation === undefined || binding.serialize === undefined) return presentation
+  return { ...presentation, body: serializeOutput(binding, tool, presentation.content) }
 }

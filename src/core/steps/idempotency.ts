@@ -1,9 +1,9 @@
 import { GatewayError, ToolError, ToolgateError, type ErrorCode } from '../errors.js'
-import type { CallRecord } from '../call-record.js'
 import { fingerprintOf, IDEMPOTENCY_KEY } from '../idempotency/fingerprint.js'
 import type { IdempotencyStore, StoredResult } from '../idempotency/store.js'
 import type { AnyTool } from '../tool.js'
-import type { Call } from '../types.js'
+import { isWithContent } from '../content.js'
+import type { Call, Presentation } from '../types.js'
 import { parseOutput, toolFailure } from './execution.js'
 import type { Settled } from './run-execute.js'
 
@@ -37,11 +37,11 @@ export async function idempotent (
   if (claim.state !== 'claimed') {
     if (claim.fingerprint !== fingerprint) throw new GatewayError('TOOLGATE_IDEMPOTENCY_MISMATCH', 'this idempotency key was used with a different input')
     if (claim.state === 'running') throw new GatewayError('TOOLGATE_CONFLICT', 'a call with this idempotency key is still running or its outcome is not known yet', { retryAfter: 1 })
-    return { value: replay(tool, claim.result, record), replayed: true }
+    return { value: replay(call, claim.result), replayed: true }
   }
   try {
     const value = await run()
-    await completeQuietly(store, storeKey, fingerprint, { type: 'value', value }, ttlMs, scope)
+    await completeQuietly(store, storeKey, fingerprint, storedValue(value, handle.presentation), ttlMs, scope)
     return { value, replayed: false }
   } catch (error) {
     if (!record.executed) {
@@ -86,9 +86,20 @@ async function completeQuietly (store: IdempotencyStore, key: string, fingerprin
   } catch { /* see above: the claim expires on its own */ }
 }
 
-function replay (tool: AnyTool, result: StoredResult, record: CallRecord): unknown {
+/** A value with the content its tool answered beside it: a replay over MCP answers the same blocks. */
+function storedValue (value: unknown, presentation: Presentation | undefined): StoredResult {
+  if (presentation === undefined) return { type: 'value', value }
+  return { type: 'value', value, content: presentation.content, ...(presentation.hasStructuredContent ? { structuredContent: presentation.structuredContent } : {}) }
+}
+
+function replay (call: Call, result: StoredResult): unknown {
+  const { tool, record } = call
   record.outcome = 'replayed'
   if (result.type === 'value') {
+    if (result.content !== undefined) {
+      const hasStructuredContent = 'structuredContent' in result
+      call.handle.presentation = { content: result.content, hasStructuredContent, ...(hasStructuredContent ? { structuredContent: result.structuredContent } : {}) }
+    }
     try {
       return tool.parseOutput(result.value)
     } catch (thrown) {
@@ -109,7 +120,8 @@ function errorResult (error: unknown): StoredResult {
 function settledResult (tool: AnyTool, settled: Settled): StoredResult {
   if (settled.type === 'thrown') return errorResult(toolFailure(tool, settled.thrown))
   try {
-    return { type: 'value', value: parseOutput(tool, settled.value) }
+    // A late answer keeps its output; its blocks are for an MCP answer no client waits for any more.
+    return { type: 'value', value: parseOutput(tool, isWithContent(settled.value) ? settled.value.output : settled.value) }
   } catch (error) {
     return errorResult(error)
   }

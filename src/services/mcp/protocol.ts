@@ -183,6 +183,13 @@ export class McpProtocol {
     }
     const structured = mcpToolOf(tool, this.info.defaultTimeoutMs).outputSchema !== undefined
     const meta = result.replayed ? `,"_meta":{"${RESULT_META.replayed}":true}` : ''
+    const { content } = result
+    if (content !== undefined) {
+      // The tool's own blocks, as it gave them (an upstream's, as its server sent them).
+      const blocks = content.body ?? JSON.stringify(content.content)
+      const structuredContent = content.hasStructuredContent ? (content.structuredContent === undefined ? undefined : JSON.stringify(content.structuredContent)) : structured ? body : undefined
+      return `{"content":${blocks}${structuredContent === undefined ? '' : `,"structuredContent":${structuredContent}`},"isError":false${meta}}`
+    }
     return structured
       ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
       : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`

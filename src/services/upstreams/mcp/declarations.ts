@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { GatewayApp } from '../../../core/app-context.js'
+import { withContent } from '../../../core/content.js'
 import { UpstreamError } from '../../../core/errors.js'
 import type { Effect, ToolDeclaration, ToolOrigin } from '../../../core/tool.js'
 import type { OperatorDeclaration } from '../file.js'
@@ -88,8 +89,12 @@ function resultOf (server: string, result: CallToolResult, structured: boolean):
     throw new UpstreamError('TOOLGATE_UPSTREAM_TOOL_ERROR', text === '' ? `the tool on upstream "${server}" reported an error` : text, { upstream: server })
   }
   const who = `upstream "${server}"`
-  if (structured) return boundedAnswer(result.structuredContent, who)
-  return boundedAnswer(result.structuredContent === undefined ? { content: result.content } : { content: result.content, structuredContent: result.structuredContent }, who)
+  // REST answers the output its operation documents; over MCP the blocks (and structured
+  // content) go on as the server sent them.
+  const sent = result.structuredContent === undefined ? {} : { structuredContent: boundedAnswer(result.structuredContent, who) }
+  const content = boundedAnswer(result.content, who)
+  if (structured) return withContent(sent.structuredContent, content, sent)
+  return withContent({ content, ...sent }, content, sent)
 }
 
 function nonEmpty (text: string | undefined): string | undefined {
