@@ -80,7 +80,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
         principalId: LOCAL.id,
         tools: () => catalog.active(app).filter(permitted),
         get: toolId => catalog.get(toolId),
-        invoke: async (toolId, input, call) => await calls.call({ app, source: LOCAL.id, transport: MCP_TRANSPORT, isPermitted: permitted }, { ...call, toolId, input, signal: cancelled }),
+        invoke: async (toolId, input, call) => await calls.call({ app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
       }
     }

@@ -155,6 +155,7 @@ class HttpCaller implements McpCaller {
       app: this.#app,
       source: request.ip,
       transport: MCP_TRANSPORT,
+      contentBlocks: true,
       signal: disconnectSignalOf(this.reply),
       isPermitted: permitFor(this.scope, request.principal.id),
       trace: traceCall === undefined ? undefined : tool => traceCall(tool, request, call.carrier, { method: 'tools/call', protocolVersion: single(request.headers['mcp-protocol-version']) }),

@@ -55,6 +55,11 @@ export interface BindOptions<App> {
   readonly transport?: string
   /** The trace context a tracing host made for this call: the tool sees it as `ctx.trace`. */
   readonly trace?: TraceContext
+  /**
+   * Whether this face carries a tool's MCP content blocks (`withContent`) in its answers; a face
+   * that does not (REST answers the output alone) is spared encoding them. Default true.
+   */
+  readonly contentBlocks?: boolean
 }
 
 /** What `install` changed: the ids, and both sets. */
@@ -252,6 +257,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     approvalRule: options.approvalRule,
     transport: options.transport,
     trace: options.trace,
+    contentBlocks: options.contentBlocks !== false,
   }
 }
 

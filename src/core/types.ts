@@ -60,6 +60,8 @@ export interface Binding<App> {
   readonly trace?: TraceContext
   /** Which face the call came through; copied into the record (absent: the REST route). */
   readonly transport?: string
+  /** Whether the face carries MCP content blocks (see `BindOptions.contentBlocks`). */
+  readonly contentBlocks: boolean
   /** Who asks when a call needs approval (default: `idempotencyScope`). */
   readonly requester?: string
   /** The operator's rule for this caller: undefined when none asks for approval of `tool`. */

@@ -146,6 +146,7 @@ function collectDebugSteps (tool: AnyTool, output: unknown): readonly DebugStep[
 
 /** The presentation of a call, its blocks encoded for the transport within the same bound as the output. */
 export function presentationOf<App> (binding: Binding<App>, tool: AnyTool<App>, presentation: Presentation | undefined): Presentation | undefined {
-  if (presentation === undefined || binding.serialize === undefined) return presentation
+  if (presentation === undefined || !binding.contentBlocks) return undefined
+  if (binding.serialize === undefined) return presentation
   return { ...presentation, body: serializeOutput(binding, tool, presentation.content) }
 }

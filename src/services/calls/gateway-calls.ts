@@ -40,6 +40,8 @@ export interface CallOrigin {
   readonly trace?: (tool: AnyTool<GatewayApp>) => CallSpan
   /** Told of the record as the call settles (REST marks its request with it). */
   readonly onRecord?: (record: CallRecord) => void
+  /** The face answers a tool's MCP content blocks (the MCP faces); others get the output alone. */
+  readonly contentBlocks?: boolean
 }
 
 /** One call as a face read it: the tool, the input as sent, and its options (parsed by their one definition). */
@@ -104,6 +106,7 @@ export class GatewayCalls {
       approvalRule: approvalRule === undefined ? undefined : tool => approvalRule(principal, tool.id),
       onRecord: record => { this.#finish(origin, call, record, span) },
       trace: span?.headers,
+      contentBlocks: origin.contentBlocks === true,
     }
   }
 
