@@ -48,7 +48,12 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     const catalog = defineToolCatalog<GatewayApp>(tools as AnyTool<GatewayApp>[], {
       core: { defaultTimeoutMs: config.toolTimeoutMs, maxQueuePerDomain: config.maxQueuePerSession, queueTimeoutMs: config.queueTimeoutMs, inputBounds: inputBoundsOf(config) },
       idempotency: { store: new MemoryIdempotencyStore({ maxEntries: config.idempotencyMaxEntries }), ttlMs: config.idempotencyTtlMs },
-      approvals: approvalOptionsOf(config, redis, event => { logApprovalEvent(log, event) }),
+      approvals: {
+        ...approvalOptionsOf(config, redis, event => { logApprovalEvent(log, event) }),
+        // Without a store shared with a gateway that serves the approvals page, an approval asked
+        // here lives in this process, where no one can see or decide it.
+        ...(redis === undefined ? { undecidable: 'over stdio without REDIS_URL nobody can decide it: set REDIS_URL to the Redis of a gateway that serves the approvals page, whose approvers then decide it' } : {}),
+      },
     })
     // An upstream's list changed: the catalog follows (a refused change keeps what serves, logged).
     upstreams?.onChange(server => {

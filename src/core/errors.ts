@@ -32,6 +32,7 @@ export const ERRORS = {
   TOOLGATE_APPROVAL_MISMATCH: { status: 422, outcome: 'conflict', title: 'Approval for another call', solve: 'The approval was given for another tool, input or escalation; re-send exactly the approved call.' },
   TOOLGATE_APPROVAL_USED: { status: 409, outcome: 'conflict', title: 'Approval already used', solve: 'This approval ran its call once and its stored answer is gone; ask for a new approval.' },
   TOOLGATE_APPROVAL_DECIDED: { status: 409, outcome: 'conflict', title: 'Approval already decided', solve: 'Someone decided this approval already (or it expired); `GET /approvals/{id}` shows how.' },
+  TOOLGATE_APPROVAL_UNDECIDABLE: { status: 403, outcome: 'forbidden', title: 'Approval cannot be given here', solve: 'The call needs a person\'s approval and nobody can decide it where it was made (`toolgate mcp` without `REDIS_URL`); share the Redis of a gateway whose approvals page people use, or call through that gateway.' },
   TOOLGATE_SELF_APPROVAL: { status: 403, outcome: 'forbidden', title: 'Self-approval refused', solve: 'Nobody decides their own request; another approver must.' },
   TOOLGATE_TOO_MANY_APPROVALS: { status: 429, outcome: 'rate_limited', title: 'Too many pending approvals', solve: 'Wait for pending approvals to be decided or expire (`Retry-After`), or raise the approval limits.' },
   TOOLGATE_NOT_FOUND: { status: 404, outcome: 'not_found', title: 'Not found', solve: 'Check the URL or tool id; `GET /tools` lists what you may call.' },

@@ -142,3 +142,17 @@ describe('an approval store that cannot be reached', () => {
     expect(counts.execute).toBe(0)
   })
 })
+
+describe('where nobody can decide an approval', () => {
+  it('a call that needs one is refused at once with the reason, opens no approval and runs nothing; one that needs none runs', async () => {
+    const store = new MemoryApprovalStore()
+    const { counts, tool } = counting(true)
+    const plain = counting(false)
+    const catalog = catalogOf([tool], { approvals: { store, undecidable: 'no one is there' } })
+    const refusal = await rejectionOf(catalog.bind({ app: undefined }).invoke({ toolId: 'act', input: {} }))
+    expect(refusal).toMatchObject({ status: 403, code: 'TOOLGATE_APPROVAL_UNDECIDABLE', message: expect.stringContaining('no one is there') })
+    expect([counts.execute, await store.pendingCount()]).toEqual([0, 0])
+    const other = catalogOf([plain.tool], { approvals: { store, undecidable: 'no one is there' } })
+    expect((await other.bind({ app: undefined }).invoke({ toolId: 'act', input: {} })).value).toBe('done')
+  })
+})

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SLOW } from '../slow.js'
@@ -73,6 +76,35 @@ describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', { t
       expect((await client.callTool({ name: 'echo', arguments: { text: 'v2' } })).structuredContent).toEqual({ text: 'v2', length: 2 })
     } finally {
       await client.close()
+    }
+  })
+})
+
+describe('toolgate mcp: an approval nobody here can decide', { timeout: SLOW.PROCESS_MS }, () => {
+  /** A config file asking for approval of every call of `delete_file`; no REDIS_URL. */
+  function configFile (): string {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-stdio-approvals-'))
+    const path = join(dir, 'config.json')
+    writeFileSync(path, JSON.stringify({ approvalRules: [{ tools: ['delete_file'] }] }))
+    return path
+  }
+
+  it('answers at once, in both eras, that nobody can decide it and how to make it decidable; nothing runs', async () => {
+    const env = { PATH: process.env.PATH ?? '', CONFIG_FILE: configFile(), LOG_LEVEL: 'warn' }
+    const legacy = new Client({ name: 'toolgate-stdio-approvals', version: '1.0.0' })
+    await legacy.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'ignore', env }))
+    const modern = new ModernClient({ name: 'toolgate-stdio-approvals-2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    await modern.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'ignore', env }))
+    try {
+      for (const client of [legacy, modern] as const) {
+        const started = performance.now()
+        const result = await (client as Client).callTool({ name: 'delete_file', arguments: { path: '/x' } })
+        expect(performance.now() - started).toBeLessThan(5_000)
+        expect(result).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 403, code: 'TOOLGATE_APPROVAL_UNDECIDABLE', detail: expect.stringContaining('REDIS_URL') } } })
+      }
+    } finally {
+      await legacy.close()
+      await modern.close()
     }
   })
 })

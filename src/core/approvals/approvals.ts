@@ -22,6 +22,12 @@ export interface ApprovalOptions {
   readonly pollMs?: number
   /** Off by default: the point of asking a person is that it is another person. */
   readonly allowSelfApproval?: boolean
+  /**
+   * Why nobody can decide an approval asked here (a process with no approvals page and no store
+   * shared with one): a call that needs approval is then refused at once with this reason,
+   * instead of waiting for a decision that cannot come. Absent: approvals can be decided.
+   */
+  readonly undecidable?: string
   readonly onEvent?: (event: ApprovalEvent) => void
   readonly now?: () => number
 }
@@ -45,6 +51,8 @@ export class Approvals {
   readonly maxWaitMs: number
   readonly pollMs: number
   readonly allowSelfApproval: boolean
+  /** Why nobody can decide an approval asked here (see `ApprovalOptions.undecidable`). */
+  readonly undecidable: string | undefined
   readonly now: () => number
   readonly #onEvent: ((event: ApprovalEvent) => void) | undefined
 
@@ -55,6 +63,7 @@ export class Approvals {
     this.maxWaitMs = options.maxWaitMs ?? 60_000
     this.pollMs = options.pollMs ?? 250
     this.allowSelfApproval = options.allowSelfApproval === true
+    this.undecidable = options.undecidable
     this.now = options.now ?? Date.now
     this.#onEvent = options.onEvent
   }

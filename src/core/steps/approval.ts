@@ -29,6 +29,9 @@ export function checkApproval<App> (
   const rule = binding.approvalRule?.(tool)
   const reasons = reasonsFor(binding, tool, input, ctx, request, rule !== undefined)
   if (reasons.length === 0) return undefined
+  // Asking where nobody can answer would leave the caller waiting for ever: say so at once.
+  const { undecidable } = env.approvals
+  if (undecidable !== undefined) throw new GatewayError('TOOLGATE_APPROVAL_UNDECIDABLE', `"${tool.id}" needs a person's approval here, and ${undecidable}`)
   return ask(env, binding, tool, input, ctx, request, reasons, rule?.approvers ?? [])
 }
 
