@@ -62,7 +62,16 @@ describe('tool ids of upstream tools', () => {
     expect(upstreamToolId('everything', 'get-sum', { 'everything/get-sum': 'add_numbers' })).toBe('add_numbers')
     // No valid id: the file's rename must name it.
     expect(upstreamToolId('1password', 'read', {})).toBeUndefined()
-    expect(upstreamToolId('s', 'x'.repeat(80), {})).toBeUndefined()
+  })
+
+  it('shortens a name too long for an id deterministically: what fits, then a digest of the whole name', () => {
+    const long = upstreamToolId('s', 'x'.repeat(80), {})!
+    expect(long).toMatch(/^s_x{53}_[0-9a-f]{8}$/)
+    expect(long).toHaveLength(64)
+    expect(upstreamToolId('s', 'x'.repeat(80), {})).toBe(long)
+    // Two names sharing their first 70 characters still get two ids.
+    expect(upstreamToolId('s', `${'x'.repeat(70)}_a`, {})).not.toBe(upstreamToolId('s', `${'x'.repeat(70)}_b`, {}))
+    expect(upstreamToolId('s', 'x'.repeat(80), { [`s/${'x'.repeat(80)}`]: 'chosen' })).toBe('chosen')
   })
 
   it('is deterministic and only ever answers a valid id (property)', () => {
