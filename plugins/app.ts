@@ -3,6 +3,7 @@ import { pino, type DestinationStream, type LoggerOptions } from 'pino'
 import type { AnyTool } from '../src/index.js'
 import type { Config } from '../src/services/config.js'
 import { clientErrorHandler } from './http/client-errors.js'
+import { closeUnusedConnections } from './http/unused-connections.js'
 import { registerGateway } from './gateway.js'
 import { frameworkError } from './http/problem.js'
 import { requestLoggers } from './http/lazy-logger.js'
@@ -70,6 +71,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   // A plain property of the root instance, read through by every plugin scope made later.
   app.log = logger
+  closeUnusedConnections(app)
   const upstreams = await upstreamsOf(config, logger)
   if (upstreams !== undefined) app.addHook('onClose', async () => { await upstreams.close() })
   try {

@@ -1,3 +1,5 @@
+import { connect } from 'node:net'
+import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { auth, KEYS, testApp } from './helpers.js'
 import { listening, rawRequest } from './raw-http.js'
@@ -46,5 +48,32 @@ describe('clients that stall', () => {
     const response = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n')
     expect(response.status).toBe(400)
     expect(JSON.parse(response.body)).toMatchObject({ status: 400, code: 'TOOLGATE_MALFORMED_REQUEST' })
+  })
+
+  it('a connection that never sends a request is closed after the headers timeout', async () => {
+    const app = await testApp({ requestTimeoutMs: 2_000, headersTimeoutMs: 200 })
+    try {
+      // Read, so that the server's hanging up is seen.
+      const socket = connect(await listening(app), '127.0.0.1').resume()
+      const started = performance.now()
+      await once(socket, 'close')
+      const waited = performance.now() - started
+      expect(waited).toBeGreaterThanOrEqual(150)
+      expect(waited).toBeLessThan(3_000)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('closing the app does not wait for a connection that never sent a request', async () => {
+    const app = await testApp()
+    const socket = connect(await listening(app), '127.0.0.1').resume()
+    await once(socket, 'connect')
+    const closed = once(socket, 'close')
+    const started = performance.now()
+    await app.close()
+    await closed
+    // Without the hook, close waits for the client to hang up or the headers timeout (10 s here) to pass.
+    expect(performance.now() - started).toBeLessThan(1_000)
   })
 })
