@@ -11,6 +11,7 @@ export { defineToolCatalog, ToolCatalog, type BindOptions, type CatalogChange, t
 export { ToolSet, type ToolSetChange } from './core/tool-set.js'
 export type { InvokeRequest, InvokeResult, Presentation } from './core/types.js'
 export { withContent, type ContentBlock, type WithContent } from './core/content.js'
+export { PROGRESS_INTERVAL_MS, type ProgressUpdate } from './core/progress.js'
 export { ToolError, GatewayError, UpstreamError, ToolgateError, ToolDefinitionError, ERRORS, ERROR_PREFIX, type ErrorCode, type InputIssue, type ToolgateErrorOptions } from './core/errors.js'
 export { EFFECTS, isDefinedTool, type Effect, type Tool, type AnyTool, type ToolDeclaration, type ToolContext, type TraceContext, type DebugContext, type DebugStep, type IntentDeclaration, type ToolOrigin, type ToolErrorDeclaration } from './core/tool.js'
 export { OUTCOMES, type Outcome } from './core/outcome.js'

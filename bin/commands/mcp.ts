@@ -79,7 +79,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     const seal = sealSource(config.mcpStateSecret)
     const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
 
-    const callerOf = (cancelled: CancelSignal | undefined): McpCaller => {
+    const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
       return {
         principalId: LOCAL.id,
@@ -87,6 +87,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
         get: toolId => catalog.get(toolId),
         invoke: async (toolId, input, call) => await calls.call({ app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
+        notify,
       }
     }
     await serveStdio({

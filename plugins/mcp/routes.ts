@@ -17,6 +17,7 @@ import type { RequestStateSeal } from '../../src/services/mcp/request-state.js'
 import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../../src/services/mcp/http-rules.js'
 import { VERSION } from '../../src/services/version.js'
 import { disconnectSignalOf } from '../http/disconnect.js'
+import { eventOf, EventStream } from './event-stream.js'
 import { httpOptionsFound } from '../tools/call-options.js'
 import type { FoundOption } from '../../src/core/call-options.js'
 import { gatewayAppOf, permitFor } from '../tools/gateway-app.js'
@@ -111,8 +112,11 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     if (call.method === 'tools/call') requireScope(request.principal, SCOPES.call)
     else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
     const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
+    // A client that takes events may be told of progress before the result: the answer becomes a stream then.
+    const events = call.method === 'tools/call' && acceptsEvents(request.headers.accept) ? new EventStream(reply) : undefined
     try {
-      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel), modern !== undefined)
+      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel, events), modern !== undefined)
+      if (events?.open === true) return await events.end(answer!.text)
       return await sendRpc(reply, answer!.status, answer!.text, sse)
     } finally {
       if (cancel !== undefined) cancellations.close(cancel)
@@ -128,15 +132,18 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
 class HttpCaller implements McpCaller {
   readonly #app: GatewayApp
   readonly principalId: string
+  readonly notify: ((json: string) => void) | undefined
   constructor (
     readonly scope: FastifyInstance,
     readonly options: McpOptions,
     readonly request: FastifyRequest,
     readonly reply: FastifyReply,
     readonly cancelled: CancelSignal | undefined,
+    events: EventStream | undefined,
   ) {
     this.#app = gatewayAppOf(request, options.facts)
     this.principalId = request.principal.id
+    this.notify = events === undefined ? undefined : json => { events.notify(json) }
   }
 
   tools (): AnyTool[] {
@@ -188,8 +195,13 @@ function wantsEventStream (accept: string | undefined): boolean | undefined {
   return undefined
 }
 
+/** Whether the client takes an event stream at all (it may prefer JSON when there is nothing to stream). */
+function acceptsEvents (accept: string | undefined): boolean {
+  return accept !== undefined && accept.toLowerCase().includes('text/event-stream')
+}
+
 async function sendRpc (reply: FastifyReply, status: number, text: string, sse: boolean): Promise<FastifyReply> {
-  if (sse) return await reply.code(status).header('cache-control', 'no-cache').type('text/event-stream').send(`event: message\ndata: ${text}\n\n`)
+  if (sse) return await reply.code(status).header('cache-control', 'no-cache').type('text/event-stream').send(eventOf(text))
   return await reply.code(status).type('application/json; charset=utf-8').send(text)
 }
 

@@ -6,6 +6,7 @@ import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
 import { presentationOf, scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
+import { ProgressReporter, type ProgressUpdate } from './progress.js'
 import type { ToolContext, TraceContext } from './tool.js'
 import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
@@ -24,6 +25,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
   const started = performance.now()
   const record = openRecord(tool, binding, request, started)
   const control = new CallControl()
+  let progress: ProgressReporter | undefined
   control.follow(binding.signal)
   control.follow(request.signal)
   env.begin(control)
@@ -31,11 +33,12 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     refuseWhenClosing(env)
     checkPermission(binding, tool)
     checkInvokeOptions(request)
+    if (request.onProgress !== undefined) progress = new ProgressReporter(request.onProgress)
     checkInputBounds(request.input, env.options.inputBounds)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
     const handle: ExecutionHandle = {}
-    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle, binding.trace)
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle, binding.trace, progress?.report)
     const authorizing = runAuthorize(tool, input, ctx)
     if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
@@ -68,6 +71,7 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
+    progress?.close()
     control.unfollow()
     env.end(control)
     record.durationMs = performance.now() - started
@@ -82,6 +86,7 @@ class CallContext<App> implements ToolContext<App> {
   constructor (
     readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
     readonly escalated: boolean, readonly dryRun: boolean, handle: ExecutionHandle, readonly trace: TraceContext | undefined,
+    readonly progress: ((update: ProgressUpdate) => void) | undefined,
   ) {
     this.#control = control
     this.#handle = handle

@@ -1,5 +1,6 @@
 import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './schema.js'
 import type { WithContent } from './content.js'
+import type { ProgressUpdate } from './progress.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -44,6 +45,15 @@ export interface ToolContext<App> {
    * join the caller's trace.
    */
   readonly trace?: TraceContext
+  /**
+   * Tell the caller how far the call has got (MCP's `notifications/progress`). Present only when
+   * someone listens: an MCP client that sent a `progressToken` over a channel that carries
+   * notifications, or `InvokeRequest.onProgress` in process; so a tool writes
+   * `ctx.progress?.({ progress: done, total })`. `progress` must increase (a value not above the
+   * last is dropped), updates are paced to ten a second (the latest is kept), and nothing is
+   * told once the call is settled. A malformed update throws a `TypeError`.
+   */
+  readonly progress?: (update: ProgressUpdate) => void
 }
 
 /** W3C Trace Context headers (`traceparent`, `tracestate`), as plain strings. */

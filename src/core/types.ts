@@ -14,6 +14,7 @@ import type { QueueShares } from './queue-shares.js'
 import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
+import type { ProgressUpdate } from './progress.js'
 
 interface IdempotencyOptions {
   readonly store: IdempotencyStore
@@ -88,6 +89,8 @@ export interface InvokeRequest {
   readonly approvalId?: string
   /** When the call needs approval, or its `approvalId` is undecided: wait up to this long for the decision (`Prefer: wait`). */
   readonly waitForApprovalMs?: number
+  /** Told how far the call has got, while it runs (the tool's `ctx.progress`, paced; see `ProgressReporter`). */
+  readonly onProgress?: (update: ProgressUpdate) => void
 }
 
 export interface InvokeResult<T = unknown> {

@@ -38,7 +38,7 @@ describe('the MCP Inspector CLI against toolgate', { timeout: SLOW.PROCESS_MS },
   it('lists and calls tools of `toolgate mcp` over stdio', async () => {
     const target = [process.execPath, join(root, 'dist/bin/toolgate.js'), 'mcp', join(root, 'test/fixtures/mcp-stdio-tools')]
     const listed = await inspect([...target, '--method', 'tools/list'])
-    expect(listed.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort'])
+    expect(listed.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort', 'count'])
     const called = await inspect([...target, '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'text=stdio'])
     expect(called.structuredContent).toEqual({ text: 'stdio', length: 5 })
   })

@@ -38,7 +38,7 @@ describe('toolgate mcp: MCP over stdio with the official SDK client', { timeout:
     const { client } = await stdioClient()
     expect(client.getServerVersion()?.name).toBe('toolgate')
     const { tools } = await client.listTools()
-    expect(tools.map(tool => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort'])
+    expect(tools.map(tool => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort', 'count'])
     expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false })
     expect(tools[0]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
   })
@@ -76,6 +76,28 @@ describe('toolgate mcp: revision 2026-07-28 over stdio with the 2.x client', { t
       expect((await client.callTool({ name: 'echo', arguments: { text: 'v2' } })).structuredContent).toEqual({ text: 'v2', length: 2 })
     } finally {
       await client.close()
+    }
+  })
+})
+
+describe('toolgate mcp: progress over stdio', { timeout: SLOW.PROCESS_MS }, () => {
+  it('tells both eras\' clients of a tool\'s progress when they ask, in order, before the result; not when they do not', async () => {
+    const { client: legacy } = await stdioClient()
+    const modern = new ModernClient({ name: 'toolgate-modern-progress', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    await modern.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'], cwd: root, stderr: 'ignore', env: { PATH: process.env.PATH ?? '' } }))
+    try {
+      const legacyHeard: Array<{ progress: number, total?: number, message?: string }> = []
+      const viaLegacy = await legacy.callTool({ name: 'count', arguments: { n: 3 } }, undefined, { onprogress: update => { legacyHeard.push(update) } })
+      expect(viaLegacy.structuredContent).toEqual({ counted: 3, listened: true })
+      expect(legacyHeard).toEqual([1, 2, 3].map(i => ({ progress: i, total: 3, message: `item ${i}` })))
+      const modernHeard: number[] = []
+      const viaModern = await modern.callTool({ name: 'count', arguments: { n: 3 } }, { onprogress: update => { modernHeard.push(update.progress) } })
+      expect(viaModern.structuredContent).toEqual({ counted: 3, listened: true })
+      expect(modernHeard).toEqual([1, 2, 3])
+      // Not asked for: the tool sees no ctx.progress, and nothing is sent.
+      expect((await legacy.callTool({ name: 'count', arguments: { n: 1 } })).structuredContent).toEqual({ counted: 1, listened: false })
+    } finally {
+      await modern.close()
     }
   })
 })

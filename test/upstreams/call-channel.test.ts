@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Client, InMemoryTransport, ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/client'
-import { CallChannel } from '../../src/services/upstreams/mcp/call-channel.js'
+import { CallChannel, type ServerFault } from '../../src/services/upstreams/mcp/call-channel.js'
 
 /*
  * The channel answers `tools/call` itself instead of the SDK client: it must take and refuse
@@ -12,13 +12,18 @@ interface Fake {
   readonly channel: CallChannel
   readonly client: Client
   readonly seen: JSONRPCMessage[]
+  /** What the channel dropped of the server's messages. */
+  readonly faults: ServerFault[]
+  /** Sends as the server. */
+  readonly send: (message: JSONRPCMessage) => Promise<void>
   /** What the next `tools/call` answers: a result, an error, or nothing at all. */
   answer: { result: unknown } | { error: { code: number, message: string } } | 'never'
 }
 
 async function connected (): Promise<Fake> {
   const [near, far] = InMemoryTransport.createLinkedPair()
-  const fake: Fake = { channel: new CallChannel(near), client: new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } }), seen: [], answer: { result: { content: [] } } }
+  const faults: ServerFault[] = []
+  const fake: Fake = { faults, channel: new CallChannel(near, fault => { faults.push(fault) }), client: new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } }), seen: [], send: async message => { await far.send(message) }, answer: { result: { content: [] } } }
   far.onmessage = message => {
     fake.seen.push(message)
     const { id, method } = message as { id?: string | number, method?: string }
@@ -137,6 +142,33 @@ describe('CallChannel', () => {
     const [listed, called] = await Promise.all([fake.client.listTools(), fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal })])
     expect(listed.tools.map(tool => tool.name)).toEqual(['t'])
     expect(called).toEqual({ content: [] })
+    await fake.client.close()
+  })
+
+  it('asks for progress only for a call that listens, hands on its well-formed notifications, and keeps them all from the client, reporting what it drops', async () => {
+    const fake = await connected()
+    const clientErrors: Error[] = []
+    fake.client.onerror = error => { clientErrors.push(error) }
+    await fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal })
+    expect(fake.seen.at(-1)).not.toHaveProperty('params._meta.progressToken')
+
+    fake.answer = 'never'
+    const heard: unknown[] = []
+    const calling = fake.channel.callTool({ name: 't', arguments: {} }, { signal: new AbortController().signal, onProgress: update => { heard.push(update) } })
+    const sent = fake.seen.at(-1) as { id: string, params: { _meta: { progressToken: string } } }
+    expect(sent.params._meta.progressToken).toBe(sent.id)
+    const note = (params: Record<string, unknown>): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: sent.id, ...params } })
+    await fake.send(note({ progress: 1, total: 2, message: 'half', extra: true }))
+    await fake.send(note({ progress: 'lots' }))
+    await fake.send(note({ progress: 2, total: 'two' }))
+    await fake.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tg-999', progress: 1 } })
+    await fake.send({ jsonrpc: '2.0', id: sent.id, result: { content: [] } })
+    expect(await calling).toEqual({ content: [] })
+    await fake.send(note({ progress: 3 }))
+    await new Promise(resolve => setImmediate(resolve))
+    expect(heard).toEqual([{ progress: 1, total: 2, message: 'half' }])
+    expect(clientErrors).toEqual([])
+    expect(fake.faults).toEqual(['malformed progress', 'malformed progress', 'progress for no call in flight', 'progress for no call in flight'])
     await fake.client.close()
   })
 })

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -94,4 +94,21 @@ export async function startPrism (document: string): Promise<Prism> {
     child.once('exit', code => { reject(new Error(`prism exited with ${String(code)}: ${said.slice(-500)}`)) })
   })
   return { url: `http://127.0.0.1:${port}`, stop }
+}
+
+/** Start a server script that says `PORT n` (or listens on the PORT it is given): its port; its process joins `children`, for the caller to stop. */
+export async function serverScript (args: string[], env: Record<string, string>, children: ChildProcess[]): Promise<{ port: number, child: ChildProcess }> {
+  const port = env.PORT === undefined ? 0 : Number(env.PORT)
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  const found = await new Promise<number>((resolve, reject) => {
+    const look = (data: Buffer): void => {
+      const said = /PORT (\d+)|listening on port (\d+)/i.exec(String(data))
+      if (said !== null) resolve(Number(said[1] ?? said[2]))
+    }
+    child.stdout!.on('data', look)
+    child.stderr!.on('data', look)
+    child.once('exit', code => { reject(new Error(`the server exited with ${String(code)}`)) })
+  })
+  return { port: port === 0 ? found : port, child }
 }

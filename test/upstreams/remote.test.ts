@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
@@ -10,7 +10,7 @@ import { tracingFromEnv } from '../../src/services/tracing/setup.js'
 import { API_KEYS, KEYS } from '../approvals/helpers.js'
 import { SLOW } from '../slow.js'
 import { OtlpReceiver } from '../tracing/otlp-receiver.js'
-import { EVERYTHING, eventually, fixture, freePort, tempDir, upstreamsFile } from './helpers.js'
+import { EVERYTHING, eventually, fixture, freePort, serverScript, tempDir, upstreamsFile } from './helpers.js'
 
 /*
  * Remote upstreams over Streamable HTTP: server-everything (a 2025-11-25 server) and a
@@ -27,21 +27,9 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map(async server => { await new Promise(resolve => server.close(resolve)) }))
 })
 
-/** Start a server script that says `PORT n` (or listens on the PORT it is given); its port. */
+/** Start a server script (see `serverScript`), stopped after the test. */
 async function startServer (args: string[], env: Record<string, string> = {}): Promise<{ port: number, child: ChildProcess }> {
-  const port = env.PORT === undefined ? 0 : Number(env.PORT)
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  const found = await new Promise<number>((resolve, reject) => {
-    const look = (data: Buffer): void => {
-      const said = /PORT (\d+)|listening on port (\d+)/i.exec(String(data))
-      if (said !== null) resolve(Number(said[1] ?? said[2]))
-    }
-    child.stdout!.on('data', look)
-    child.stderr!.on('data', look)
-    child.once('exit', code => { reject(new Error(`the server exited with ${String(code)}`)) })
-  })
-  return { port: port === 0 ? found : port, child }
+  return await serverScript(args, env, children)
 }
 
 /** A pass-through proxy to `port` that keeps the headers of every request it forwarded. */

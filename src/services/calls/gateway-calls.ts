@@ -3,6 +3,7 @@ import type { GatewayApp } from '../../core/app-context.js'
 import type { CallOptions } from '../../core/call-options.js'
 import type { CallRecord } from '../../core/call-record.js'
 import type { BindOptions, ToolCatalog } from '../../core/catalog.js'
+import type { ProgressUpdate } from '../../core/progress.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { ApprovalRule, InvokeRequest, InvokeResult } from '../../core/types.js'
 import { AuditTrail } from '../audit/audit-trail.js'
@@ -50,6 +51,8 @@ export interface GatewayCall extends CallOptions {
   readonly input: unknown
   /** Aborts this call only (an MCP `notifications/cancelled`). */
   readonly signal?: CancelSignal
+  /** Told how far the call has got (an MCP client's `notifications/progress`). */
+  readonly onProgress?: (update: ProgressUpdate) => void
 }
 
 /**
@@ -77,7 +80,7 @@ export class GatewayCalls {
     const binding = this.#binding(origin, call, span)
     const request: InvokeRequest = {
       toolId: call.toolId, input: call.input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey,
-      approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: call.signal,
+      approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: call.signal, onProgress: call.onProgress,
     }
     const gauge = this.#options.inFlight?.(call.toolId)
     gauge?.inc()

@@ -1,5 +1,6 @@
 import { readCallOptions, type CallOptionName, type CallOptions, type FoundOption } from '../../core/call-options.js'
 import { GatewayError } from '../../core/errors.js'
+import type { ProgressUpdate } from '../../core/progress.js'
 import { JSON_RPC, JsonRpcError } from './json-rpc.js'
 
 /** toolgate's namespace in `_meta`: what REST says with headers and query, and what a result says back. */
@@ -29,6 +30,10 @@ export const RESULT_META = {
 export interface McpCallOptions extends CallOptions {
   /** W3C trace context the client sent in `_meta` (`traceparent`, `tracestate`): the call's parent. */
   readonly carrier?: { readonly traceparent?: unknown, readonly tracestate?: unknown }
+  /** The client asks for `notifications/progress` naming this token (MCP's `_meta.progressToken`). */
+  readonly progressToken?: string | number
+  /** Set by the protocol when it can tell the client of progress (see `McpCaller.notify`). */
+  readonly onProgress?: (update: ProgressUpdate) => void
 }
 
 /**
@@ -42,12 +47,21 @@ export function callOptionsOf (meta: unknown, transport: () => readonly FoundOpt
       throw new GatewayError('TOOLGATE_INVALID_INPUT', 'params._meta must be an object', { errors: [{ pointer: '/params/_meta', message: 'params._meta must be an object', code: 'invalid_type' }] })
     }
     const m = (meta ?? {}) as Record<string, unknown>
-    const options = readCallOptions([...transport(), ...metaFound(m)])
-    return typeof m.traceparent === 'string' ? { ...options, carrier: { traceparent: m.traceparent, tracestate: m.tracestate } } : options
+    const options: McpCallOptions = readCallOptions([...transport(), ...metaFound(m)])
+    const progressToken = progressTokenOf(m.progressToken)
+    const traced = typeof m.traceparent === 'string' ? { ...options, carrier: { traceparent: m.traceparent, tracestate: m.tracestate } } : options
+    return progressToken === undefined ? traced : { ...traced, progressToken }
   } catch (error) {
     if (error instanceof GatewayError) throw new JsonRpcError(JSON_RPC.invalidParams, error.message, { errors: error.extensions.errors })
     throw error
   }
+}
+
+/** MCP: a progress token is a string or an integer. */
+function progressTokenOf (token: unknown): string | number | undefined {
+  if (token === undefined || typeof token === 'string' || Number.isSafeInteger(token)) return token as string | number | undefined
+  const message = 'params._meta.progressToken must be a string or an integer'
+  throw new GatewayError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer: '/params/_meta/progressToken', message, code: 'invalid_type' }] })
 }
 
 function metaFound (meta: Record<string, unknown>): FoundOption[] {

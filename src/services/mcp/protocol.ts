@@ -31,6 +31,11 @@ export interface McpCaller {
   problemOf (error: ToolgateError): Record<string, unknown>
   /** Options the transport carries beside `_meta` (HTTP: the REST query and headers), as found; may refuse (400). */
   transportOptions? (): readonly FoundOption[]
+  /**
+   * Sends a notification (its JSON text) to this caller while its request runs; absent when the
+   * channel cannot carry one (an HTTP client that takes JSON only): its progress is not asked for.
+   */
+  readonly notify?: (json: string) => void
 }
 
 export interface McpServerInfo {
@@ -142,7 +147,7 @@ export class McpProtocol {
       // The declaration the call runs with: the catalog may have been replaced during the await
       // above, and the pipeline finds its tool in the same turn as this look-up.
       tool = caller.get(name) ?? tool
-      result = await caller.invoke(name, input, options)
+      result = await caller.invoke(name, input, withProgress(options, caller.notify))
     } catch (error) {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
       if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
@@ -194,6 +199,14 @@ export class McpProtocol {
       ? `{"content":[{"type":"text","text":${text}}],"structuredContent":${body},"isError":false${meta}}`
       : `{"content":[{"type":"text","text":${text}}],"isError":false${meta}}`
   }
+}
+
+/** The call told of its progress as `notifications/progress` naming the client's token, when it sent one and the channel can carry them. */
+function withProgress (options: McpCallOptions, notify: McpCaller['notify']): McpCallOptions {
+  const token = options.progressToken
+  if (token === undefined || notify === undefined) return options
+  const prefix = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${JSON.stringify(token)},`
+  return { ...options, onProgress: update => { notify(prefix + JSON.stringify(update).slice(1) + '}') } }
 }
 
 export interface McpAnswer {

@@ -11,8 +11,11 @@ export interface StdioOptions {
   readonly protocol: McpProtocol
   readonly input: Readable
   readonly output: Writable
-  /** The caller of one request; `cancelled` aborts its tool call on `notifications/cancelled`. */
-  readonly callerOf: (cancelled: CancelSignal | undefined) => McpCaller
+  /**
+   * The caller of one request; `cancelled` aborts its tool call on `notifications/cancelled`,
+   * `notify` writes a notification (progress) to the client.
+   */
+  readonly callerOf: (cancelled: CancelSignal | undefined, notify: (json: string) => void) => McpCaller
   /** Told of a request that failed outside the protocol (a bug): it still gets an answer. */
   readonly onError?: (error: unknown) => void
   /** The longest message read (`BODY_LIMIT`): a longer line is answered with an error and skipped. */
@@ -80,7 +83,7 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
       write(errorText(id, -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }))
       continue
     }
-    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel), version !== undefined)).finally(() => {
+    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel, write), version !== undefined)).finally(() => {
       if (cancel !== undefined) cancellations.close(cancel)
       pending.delete(done)
     })

@@ -1,3 +1,5 @@
+import type { ProgressUpdate } from '../../../core/progress.js'
+import { progressListener } from './progress.js'
 import { ProtocolError, SdkError, SdkErrorCode, specTypeSchemas, type CallToolResult, type JSONRPCMessage, type MessageExtraInfo, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client'
 
 /*
@@ -16,15 +18,21 @@ import { ProtocolError, SdkError, SdkErrorCode, specTypeSchemas, type CallToolRe
 interface Pending {
   readonly resolve: (result: CallToolResult) => void
   readonly reject: (error: unknown) => void
+  /** Told of the server's progress notifications naming this call's id as their token. */
+  readonly onProgress: ((params: unknown) => void) | undefined
   /** Stops listening for the abort. */
   stop: () => void
 }
 
-/** Where a call's abort comes from: `onAbort` when there is one (no signal is made), else the signal. */
+/** Where a call's abort comes from: `onAbort` when there is one (no signal is made), else the signal; and who hears its progress. */
 export interface CallAbort {
   readonly signal: AbortSignal
   readonly onAbort?: ((listener: (reason: Error) => void) => () => void) | undefined
+  readonly onProgress?: ((update: ProgressUpdate) => void) | undefined
 }
+
+/** What the channel drops of a server's messages, for the connection to log. */
+export type ServerFault = 'malformed progress' | 'progress for no call in flight'
 
 const ONCE = Object.freeze({ once: true })
 const noop = (): void => {}
@@ -53,9 +61,13 @@ export class CallChannel implements Transport {
   readonly #pending = new Map<string, Pending>()
   #next = 0
 
-  constructor (inner: Transport) {
+  readonly #onFault: (fault: ServerFault) => void
+
+  constructor (inner: Transport, onFault: (fault: ServerFault) => void = noop) {
     this.#inner = inner
+    this.#onFault = onFault
     inner.onmessage = (message, extra) => {
+      if (this.#progress(message)) return
       const id = (message as { id?: unknown }).id
       const pending = typeof id === 'string' ? this.#pending.get(id) : undefined
       if (pending === undefined || 'method' in message) this.onmessage?.(message, extra)
@@ -82,9 +94,12 @@ export class CallChannel implements Transport {
   /** `tools/call`; only for a connection that negotiated the 2025-11-25 era (its requests carry no envelope). */
   async callTool (params: { name: string, arguments: Record<string, unknown>, _meta?: Record<string, unknown> }, call: CallAbort): Promise<CallToolResult> {
     const id = `tg-${++this.#next}`
+    const onProgress = progressListener(call.onProgress, () => { this.#onFault('malformed progress') })
+    // The call's id is its progress token: the server's notifications find the call by it.
+    const sentParams = onProgress === undefined ? params : { ...params, _meta: { ...params._meta, progressToken: id } }
     return await new Promise<CallToolResult>((resolve, reject) => {
       let sent = false
-      const pending: Pending = { resolve, reject, stop: noop }
+      const pending: Pending = { resolve, reject, onProgress, stop: noop }
       this.#pending.set(id, pending)
       const stop = listen(call, reason => {
         if (this.#pending.get(id) !== pending) return
@@ -96,10 +111,25 @@ export class CallChannel implements Transport {
       if (this.#pending.get(id) !== pending) return
       pending.stop = stop
       sent = true
-      this.#inner.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => {
+      this.#inner.send({ jsonrpc: '2.0', id, method: 'tools/call', params: sentParams }).catch((error: unknown) => {
         if (this.#pending.get(id) === pending) this.#settle(id, pending).reject(error)
       })
     })
+  }
+
+  /**
+   * A progress notification with a string token is for one of our calls (the client's tokens
+   * are its numeric ids): handled here, never passed to the client. One for a call already
+   * answered, or a token nobody issued, is dropped and reported (MCP: only an active request's token).
+   */
+  #progress (message: JSONRPCMessage): boolean {
+    if (!('method' in message) || message.method !== 'notifications/progress' || 'id' in message) return false
+    const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken
+    if (typeof token !== 'string') return false
+    const pending = this.#pending.get(token)
+    if (pending?.onProgress === undefined) this.#onFault('progress for no call in flight')
+    else pending.onProgress(message.params)
+    return true
   }
 
   #settle (id: string, pending: Pending): Pending {

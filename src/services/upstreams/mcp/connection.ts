@@ -3,6 +3,8 @@ import { UpstreamError } from '../../../core/errors.js'
 import { VERSION } from '../../version.js'
 import { redact, type ServerConfig } from '../file.js'
 import { CallChannel } from './call-channel.js'
+import { progressListener } from './progress.js'
+import type { ProgressUpdate } from '../../../core/progress.js'
 import { ChildTransport } from './stdio-transport.js'
 import { remoteTransport } from './remote-transport.js'
 import { Slots } from '../slots.js'
@@ -38,6 +40,8 @@ export interface UpstreamCall {
   readonly readOnly: boolean
   /** W3C trace context, sent in the request's `_meta`. */
   readonly trace?: { readonly traceparent: string, readonly tracestate?: string }
+  /** Told of the server's `notifications/progress` for this call; absent, none is asked for (no `progressToken`). */
+  readonly onProgress?: ((update: ProgressUpdate) => void) | undefined
 }
 
 /** Most tools one server may list: a server cannot grow the catalog without end. */
@@ -67,6 +71,8 @@ export class UpstreamConnection {
   #upSince = 0
   #waiters = new Set<() => void>()
   #closing: Promise<void> | undefined
+  /** The kinds of server fault already logged on this connection. */
+  #faults = new Set<string>()
 
   constructor (config: ServerConfig, options: ConnectionOptions) {
     this.config = config
@@ -128,7 +134,8 @@ export class UpstreamConnection {
     try {
       // The pipeline's hard timeout aborts the call (through onAbort, or the signal), and notifications/cancelled goes out.
       if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
-      return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1 }) as CallToolResult
+      const onprogress = progressListener(call.onProgress, () => { this.#fault('malformed progress') })
+      return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1, ...(onprogress === undefined ? {} : { onprogress }) }) as CallToolResult
     } catch (error) {
       if (call.signal.aborted) throw error
       if (isConnectionLoss(error)) {
@@ -168,7 +175,7 @@ export class UpstreamConnection {
 
   async #connect (): Promise<void> {
     if (this.#state === 'closed') return
-    const transport = new CallChannel(this.#transport())
+    const transport = new CallChannel(this.#transport(), fault => { this.#fault(fault) })
     const client = new Client({ name: 'toolgate', version: VERSION }, {
       capabilities: {},
       // Structured content is checked by the tool's parseOutput, like every tool's output (502 TOOLGATE_INVALID_OUTPUT): not twice.
@@ -186,6 +193,7 @@ export class UpstreamConnection {
     })
     this.#client = client
     this.#channel = transport
+    this.#faults = new Set()
     const timeout = this.#options.connectTimeoutMs ?? 30_000
     try {
       await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
@@ -195,6 +203,8 @@ export class UpstreamConnection {
         return
       }
       client.onclose = () => { this.#lost(client, new Error('the connection closed')) }
+      // The client's complaints about what the server sent (a notification it cannot parse, progress for a request it no longer has).
+      client.onerror = error => { this.#fault(error.message.split(':')[0]!.slice(0, 100)) }
       this.#attempt = 0
       this.#upSince = Date.now()
       this.#lastError = undefined
@@ -276,6 +286,17 @@ export class UpstreamConnection {
     this.#state = state
     this.#since = Date.now()
     this.#options.onState?.(state)
+  }
+
+  /**
+   * A message of the server's that the gateway dropped: logged once per kind and connection
+   * (a server that sends a bad notification per item would flood the log otherwise); the
+   * connection and the calls in flight carry on.
+   */
+  #fault (fault: string): void {
+    if (this.#faults.has(fault)) return
+    this.#faults.add(fault)
+    this.#log('warn', { fault: this.#redact(fault) }, 'dropped a message of the server\'s (logged once per kind and connection)')
   }
 
   #log (level: 'info' | 'warn' | 'error', object: object, message: string): void {
