@@ -173,6 +173,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         seal: sealSource(config.mcpStateSecret, redis === undefined ? undefined : candidate => sharedSecret(redis, `${config.redisPrefix}mcp:state-secret`, candidate)),
         approvalWaitMs: config.mcpApprovalWaitMs,
       },
+      features: upstreams?.features,
     })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })

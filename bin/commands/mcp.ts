@@ -77,17 +77,21 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     })
     // Its states come back to this process only: a secret of its own, never the replicas' shared one.
     const seal = sealSource(config.mcpStateSecret)
-    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
+    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs, features: upstreams?.features.any }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
 
     const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
+      const origin = { app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }
       return {
         principalId: LOCAL.id,
         tools: () => catalog.active(app).filter(permitted),
         get: toolId => catalog.get(toolId),
-        invoke: async (toolId, input, call) => await calls.call({ app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }, { ...call, toolId, input, signal: cancelled }),
+        invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
         notify,
+        get features () {
+          return upstreams?.features.forCaller(LOCAL, permitted, async ({ tool, input }) => await calls.call(origin, { toolId: tool.id, input, signal: cancelled }, tool), error => problemOf(error, app.requestId))
+        },
       }
     }
     await serveStdio({

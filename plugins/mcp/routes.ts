@@ -14,6 +14,8 @@ import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope }
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../../src/services/mcp/protocol.js'
 import { ApprovalContinuations } from '../../src/services/mcp/approval-continuation.js'
 import type { RequestStateSeal } from '../../src/services/mcp/request-state.js'
+import type { McpFeatures } from '../../src/services/mcp/features.js'
+import type { UpstreamFeatures } from '../../src/services/upstreams/mcp/features.js'
 import { isSupportedVersion, originAllowed, SUPPORTED_VERSIONS } from '../../src/services/mcp/http-rules.js'
 import { VERSION } from '../../src/services/version.js'
 import { disconnectSignalOf } from '../http/disconnect.js'
@@ -36,9 +38,13 @@ export interface McpOptions {
   readonly traceCall?: CallTracer
   /** Seals 2026-07-28 `requestState` (see `sealSource`) and how long a retry waits for a decision. */
   readonly requestState: { readonly seal: () => Promise<RequestStateSeal>, readonly approvalWaitMs: number }
+  /** The fronted MCP servers' resources and prompts (absent: the gateway fronts none). */
+  readonly features?: UpstreamFeatures
 }
 
 export const MCP_PATH = '/mcp'
+/** What a caller needs `tools:read` for: the listings. */
+const LISTS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list'])
 /** The `transport` metrics label of calls made here. */
 const MCP_TRANSPORT = 'mcp'
 /** Body of a request whose JSON did not parse: answered with JSON-RPC's parse error. */
@@ -62,7 +68,7 @@ class TooComplex {
 export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
   const { catalog } = options.calls
   const continuations = new ApprovalContinuations(catalog.approvals, options.requestState.seal, options.requestState.approvalWaitMs)
-  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs }, continuations)
+  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs, features: options.features?.any }, continuations)
   const cancellations = new Cancellations()
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -109,13 +115,13 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
       if (error instanceof JsonRpcError) return await sendRpc(reply, error.httpStatus, errorText(id, error.code, error.message, error.data), sse)
       throw error
     }
-    if (call.method === 'tools/call') requireScope(request.principal, SCOPES.call)
-    else if (call.method === 'tools/list') requireScope(request.principal, SCOPES.read)
+    if (call.method === 'tools/call' || call.method === 'resources/read' || call.method === 'prompts/get') requireScope(request.principal, SCOPES.call)
+    else if (LISTS.has(call.method)) requireScope(request.principal, SCOPES.read)
     const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
     // A client that takes events may be told of progress before the result: the answer becomes a stream then.
     const events = call.method === 'tools/call' && acceptsEvents(request.headers.accept) ? new EventStream(reply) : undefined
     try {
-      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel, events), modern !== undefined)
+      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel, events, call.method), modern !== undefined)
       if (events?.open === true) return await events.end(answer!.text)
       return await sendRpc(reply, answer!.status, answer!.text, sse)
     } finally {
@@ -140,6 +146,8 @@ class HttpCaller implements McpCaller {
     readonly reply: FastifyReply,
     readonly cancelled: CancelSignal | undefined,
     events: EventStream | undefined,
+    /** The JSON-RPC method answered (for the span of a resource read or prompt get). */
+    readonly method: string,
   ) {
     this.#app = gatewayAppOf(request, options.facts)
     this.principalId = request.principal.id
@@ -173,10 +181,30 @@ class HttpCaller implements McpCaller {
     return problemOf(error, this.request.id)
   }
 
+  /** Made only for the requests that read it (resources and prompts). */
+  get features (): McpFeatures | undefined {
+    const { features, traceCall } = this.options
+    if (features === undefined) return undefined
+    const { request } = this
+    const permitted = permitFor(this.scope, request.principal.id)
+    return features.forCaller(request.principal, permitted ?? everyTool, async ({ tool, input }) => await this.options.calls.call({
+      app: this.#app,
+      source: request.ip,
+      transport: MCP_TRANSPORT,
+      signal: disconnectSignalOf(this.reply),
+      isPermitted: permitted,
+      trace: traceCall === undefined ? undefined : traced => traceCall(traced, request, undefined, { method: this.method, protocolVersion: single(request.headers['mcp-protocol-version']) }),
+    }, { toolId: tool.id, input, signal: this.cancelled }, tool), error => this.problemOf(error))
+  }
+
   /** The REST spellings work here too: the query's `mode`, `dryRun` and `escalate`, `Idempotency-Key`, `Approval-Id` and `Prefer: wait`. */
   transportOptions (): FoundOption[] {
     return httpOptionsFound(this.request)
   }
+}
+
+function everyTool (): boolean {
+  return true
 }
 
 /** Request ids are the client's counter: cancellations are matched within one caller (and session). */

@@ -224,6 +224,23 @@ export class ToolCatalog<App = unknown> {
   }
 
   /**
+   * One call of a defined tool that is not in the set: an upstream server's resource read or
+   * prompt get, which runs as a call (the same steps, record, metrics and audit) but is no tool
+   * a caller lists or calls by name. The caller has found it and checked it may use it;
+   * `request.toolId` is ignored.
+   */
+  invokeUnlisted<T = unknown> (options: BindOptions<App>, tool: AnyTool<App>, request: InvokeRequest): Promise<InvokeResult<T>> {
+    let binding: Binding<App>
+    try {
+      if (!isDefinedTool(tool)) throw new TypeError('invokeUnlisted takes a tool made by defineTool')
+      binding = bindingOf(options)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+    return invoke(this.#current.env, binding, request, tool) as Promise<InvokeResult<T>>
+  }
+
+  /**
    * Refuse new calls (503), let calls in flight finish for up to `graceMs`, then abort the
    * rest through their signals. Resolves when every call has settled.
    */

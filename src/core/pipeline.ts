@@ -7,7 +7,7 @@ import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosin
 import { presentationOf, scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
 import { ProgressReporter, type ProgressUpdate } from './progress.js'
-import type { ToolContext, TraceContext } from './tool.js'
+import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
 export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
@@ -16,12 +16,13 @@ export type { Binding, InvokeRequest, InvokeResult, PipelineEnv } from './types.
  * The call pipeline from finding the tool to checking its output: the tool and its `active`,
  * the permission rules, the input, the mode gates, `authorize`, the idempotency key, a
  * concurrency slot, `execute`, `parseOutput` (authentication and the app are the caller's: they
- * arrive in `binding`). Each step is one named function (`steps/`), called in order. A step
- * that may wait returns a promise only when it does wait, and only then is it awaited: a
- * synchronous tool with a free slot runs the whole pipeline without a microtask hop.
+ * arrive in `binding`; `unlisted` is a tool the caller found, not in the set). Each step is one
+ * named function (`steps/`), called in order. A step that may wait returns a promise only when
+ * it does wait, and only then is it awaited: a synchronous tool with a free slot runs the whole
+ * pipeline without a microtask hop.
  */
-export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, request: InvokeRequest): Promise<InvokeResult> {
-  const tool = findTool(env, binding, request.toolId)
+export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, request: InvokeRequest, unlisted?: AnyTool<App>): Promise<InvokeResult> {
+  const tool = unlisted ?? findTool(env, binding, request.toolId)
   const started = performance.now()
   const record = openRecord(tool, binding, request, started)
   const control = new CallControl()

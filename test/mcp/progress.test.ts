@@ -8,7 +8,7 @@ import { defineTool, type AnyTool } from '../../src/index.js'
 import { loadConfig } from '../../src/services/config.js'
 import { API_KEYS, auth, KEYS } from '../http/helpers.js'
 import { SLOW } from '../slow.js'
-import { EVERYTHING, serverScript, upstreamsFile } from '../upstreams/helpers.js'
+import { bothEras, upstreamsFile } from '../upstreams/helpers.js'
 import { modernClient, sdkClient } from './helpers.js'
 
 /*
@@ -45,12 +45,8 @@ let app: FastifyInstance
 let url: URL
 
 beforeAll(async () => {
-  const modern = await serverScript([new URL('../fixtures/mcp-upstream/modern.mjs', import.meta.url).pathname], {}, children)
   const file = upstreamsFile({
-    mcpServers: {
-      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
-      modern: { type: 'http', url: `http://127.0.0.1:${modern.port}/mcp` },
-    },
+    mcpServers: await bothEras(children),
   })
   app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [count as unknown as AnyTool] })
   url = new URL(`${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`)

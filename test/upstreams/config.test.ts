@@ -48,8 +48,20 @@ describe('the upstreams file', () => {
     [{ mcpServers: { a: { command: 'x' } }, tools: { a_x: { effects: ['explosive'] } } }, 'tools.a_x.effects.0'],
     [{ mcpServers: { a: { command: 'x' } }, tools: { a_x: { isReadOnly: 'yes' } } }, 'tools.a_x.isReadOnly'],
     [{ mcpServers: { a: { command: 'x' } }, tools: { a_x: { retries: 3 } } }, 'tools.a_x: unknown key "retries"'],
+    [{ mcpServers: { a: { command: 'x' } }, prompts: { a_x: { authorize: true } } }, 'prompts.a_x: unknown key "authorize"'],
+    [{ mcpServers: { a: { command: 'x' } }, prompts: { 'A-X': { active: false } } }, 'prompts.A-X'],
+    [{ mcpServers: { a: { command: 'x' } }, resources: { 'file:///*': { active: 'yes' } } }, undefined],
   ])('refuses bad input, naming the server and the key: %j', (raw, message) => {
-    expect(() => parse(raw)).toThrow(message)
+    if (message === undefined) expect(() => parse(raw)).not.toThrow()
+    else expect(() => parse(raw)).toThrow(message)
+  })
+
+  it('refuses an active rule of resources or prompts that does not compile, naming the entry', async () => {
+    const { UpstreamFeatures } = await import('../../src/services/upstreams/mcp/features.js')
+    const file = parse({ mcpServers: {}, resources: { 'file:///*': { active: 'principal.nope +' } } })
+    expect(() => new UpstreamFeatures(file, [])).toThrow('upstreams file: resources["file:///*"].active')
+    const typed = parse({ mcpServers: {}, prompts: { 'a_*': { active: 'input.x == 1' } } })
+    expect(() => new UpstreamFeatures(typed, [])).toThrow('upstreams file: prompts["a_*"].active')
   })
 })
 

@@ -112,3 +112,15 @@ export async function serverScript (args: string[], env: Record<string, string>,
   })
   return { port: port === 0 ? found : port, child }
 }
+
+/**
+ * server-everything over stdio (the 2025-11-25 era) and the 2026-07-28 fixture server over
+ * HTTP, started (the fixture's process joins `children`): the `mcpServers` of an upstreams file.
+ */
+export async function bothEras (children: ChildProcess[]): Promise<Record<string, unknown>> {
+  const modern = await serverScript([fileURLToPath(new URL('../fixtures/mcp-upstream/modern.mjs', import.meta.url))], {}, children)
+  return {
+    everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    modern: { type: 'http', url: `http://127.0.0.1:${modern.port}/mcp` },
+  }
+}

@@ -26,6 +26,9 @@ export interface AuditTrailOptions extends AuditWriterOptions {
   readonly includeInput: boolean
 }
 
+/** The kinds of the unlisted tools that read an upstream server's resources and prompts. */
+const AUDITED_READS = new Set(['resource', 'prompt'])
+
 /**
  * The audit trail: one chained JSON line per call of a tool that is not read-only (refused
  * ones too: a denied attempt to change something is what an auditor looks for), and one per
@@ -44,9 +47,13 @@ export class AuditTrail {
     return new AuditTrail(await AuditWriter.open(path, options), options.includeInput)
   }
 
-  /** Whether a call of this record goes into the trail. */
+  /**
+   * Whether a call of this record goes into the trail: every call that may change something,
+   * and the reads of an upstream MCP server's resources and prompts, which hand a caller what
+   * another system holds (the gateway's own read-only tools are not audited).
+   */
   static covers (record: CallRecord): boolean {
-    return !record.readOnly
+    return !record.readOnly || AUDITED_READS.has(record.kind)
   }
 
   /**

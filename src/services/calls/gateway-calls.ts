@@ -72,10 +72,11 @@ export class GatewayCalls {
     return this.#options.catalog
   }
 
-  async call (origin: CallOrigin, call: GatewayCall): Promise<InvokeResult> {
+  /** `unlisted`: a tool that is not in the catalog (an upstream's resource read or prompt get), found and checked by the face. */
+  async call (origin: CallOrigin, call: GatewayCall, unlisted?: AnyTool<GatewayApp>): Promise<InvokeResult> {
     const { catalog } = this.#options
     // No await before `invokeWith`: the call runs in the catalog version its span was opened for.
-    const tool = catalog.get(call.toolId)
+    const tool = unlisted ?? catalog.get(call.toolId)
     const span = tool === undefined ? undefined : origin.trace?.(tool)
     const binding = this.#binding(origin, call, span)
     const request: InvokeRequest = {
@@ -86,6 +87,7 @@ export class GatewayCalls {
     gauge?.inc()
     try {
       // Traced, the call runs with its span active where a context manager can see it (`CallSpan.run`).
+      if (unlisted !== undefined) return await (span === undefined ? catalog.invokeUnlisted(binding, unlisted, request) : span.run(() => catalog.invokeUnlisted(binding, unlisted, request)))
       return await (span === undefined ? catalog.invokeWith(binding, request) : span.run(() => catalog.invokeWith(binding, request)))
     } finally {
       gauge?.dec()

@@ -78,7 +78,10 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
     const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
     const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
     if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
-    if (upstreams !== undefined) metrics.register(...upstreams.families)
+    if (upstreams !== undefined) {
+      metrics.register(...upstreams.families)
+      metrics.trackUnlisted(upstreams.features.tools())
+    }
     const spanCounts = tracing?.spanCounts
     if (spanCounts !== undefined) metrics.register(traceSpanMetrics(spanCounts))
     const audit = await openAuditTrail(config, log, lines => { metrics.auditDropped(lines) })

@@ -18,8 +18,8 @@ export const META = {
 /** The 2026-07-28 error codes the transport rules use (beside JSON-RPC's own). */
 export const MODERN_ERRORS = { headerMismatch: -32020, unsupportedVersion: -32022 } as const
 
-/** Which tools/call field each method's `Mcp-Name` header mirrors (the methods this server has). */
-const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name' }
+/** Which params field each method's `Mcp-Name` header mirrors (the methods this server has). */
+const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' }
 const BASE64_PREFIX = '=?base64?'
 const BASE64_SUFFIX = '?='
 

@@ -8,6 +8,7 @@ import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
 import { callOptionsOf, RESULT_META, type McpCallOptions } from './call-meta.js'
 import type { FoundOption } from '../../core/call-options.js'
+import { getPrompt, listPrompts, listResources, listTemplates, readResource, type McpFeatures } from './features.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
@@ -36,6 +37,8 @@ export interface McpCaller {
    * channel cannot carry one (an HTTP client that takes JSON only): its progress is not asked for.
    */
   readonly notify?: (json: string) => void
+  /** The fronted MCP servers' resources and prompts as this caller may see and use them; absent: none. */
+  readonly features?: McpFeatures
 }
 
 export interface McpServerInfo {
@@ -43,6 +46,8 @@ export interface McpServerInfo {
   readonly version: string
   readonly defaultTimeoutMs: number
   readonly instructions?: string
+  /** The gateway fronts MCP servers: it serves their resources and prompts too. */
+  readonly features?: boolean
 }
 
 /**
@@ -73,12 +78,17 @@ export class McpProtocol {
 
   /** 2026-07-28: no `initialize`; every result says `resultType`, lists say how long they keep. */
   async #dispatchModern (call: JsonRpcCall, caller: McpCaller): Promise<string> {
-    switch (call.method) {
+    switch (this.#served(call.method)) {
       case 'tools/call': return await this.callTool(call.params, caller, true)
       // The list depends on the caller (rules, `active`): cacheable by this caller only.
-      case 'tools/list': return withResultType(this.listTools(caller), ',"ttlMs":0,"cacheScope":"private"')
+      case 'tools/list': return withResultType(this.listTools(caller), PRIVATE_LIST)
       case 'server/discover': return JSON.stringify(this.discover())
       case 'ping': return '{"resultType":"complete"}'
+      case 'resources/list': return withResultType(listResources(caller.features), PRIVATE_LIST)
+      case 'resources/templates/list': return withResultType(listTemplates(caller.features), PRIVATE_LIST)
+      case 'prompts/list': return withResultType(listPrompts(caller.features), PRIVATE_LIST)
+      case 'resources/read': return withResultType(await readResource(call.params, caller.features), PRIVATE_LIST)
+      case 'prompts/get': return withResultType(await getPrompt(call.params, caller.features), PRIVATE_LIST)
       default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`, undefined, 404)
     }
   }
@@ -87,7 +97,7 @@ export class McpProtocol {
     return {
       resultType: 'complete',
       supportedVersions: [MODERN_VERSION, ...LEGACY_VERSIONS],
-      capabilities: { tools: { listChanged: false } },
+      capabilities: this.#capabilities(),
       ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
       ttlMs: 0,
       cacheScope: 'public',
@@ -97,11 +107,16 @@ export class McpProtocol {
 
   /** The result JSON of a request; protocol failures throw `JsonRpcError`. */
   async #dispatch (call: JsonRpcCall, caller: McpCaller): Promise<string> {
-    switch (call.method) {
+    switch (this.#served(call.method)) {
       case 'tools/call': return await this.callTool(call.params, caller)
       case 'tools/list': return this.listTools(caller)
       case 'ping': return '{}'
       case 'initialize': return JSON.stringify(this.initialize(call.params))
+      case 'resources/list': return listResources(caller.features)
+      case 'resources/templates/list': return listTemplates(caller.features)
+      case 'prompts/list': return listPrompts(caller.features)
+      case 'resources/read': return await readResource(call.params, caller.features)
+      case 'prompts/get': return await getPrompt(call.params, caller.features)
       default: throw new JsonRpcError(JSON_RPC.methodNotFound, `method not found: ${call.method}`)
     }
   }
@@ -111,10 +126,21 @@ export class McpProtocol {
     const version = (LEGACY_VERSIONS as readonly unknown[]).includes(asked) ? asked as string : LATEST_LEGACY_VERSION
     return {
       protocolVersion: version,
-      capabilities: { tools: { listChanged: false } },
+      capabilities: this.#capabilities(),
       serverInfo: { name: this.info.name, title: 'toolgate', version: this.info.version },
       ...(this.info.instructions === undefined ? {} : { instructions: this.info.instructions }),
     }
+  }
+
+  /** The method, or '' (not found) for resources and prompts when the gateway fronts no MCP server. */
+  #served (method: string): string {
+    return this.info.features === true || !FEATURE_METHODS.has(method) ? method : ''
+  }
+
+  /** Lists are complete at once (no cursor); they change live, read again (no `list_changed` over a stateless endpoint). */
+  #capabilities (): Record<string, unknown> {
+    const tools = { tools: { listChanged: false } }
+    return this.info.features === true ? { ...tools, resources: { listChanged: false, subscribe: false }, prompts: { listChanged: false } } : tools
   }
 
   listTools (caller: McpCaller): string {
@@ -215,6 +241,12 @@ export interface McpAnswer {
 }
 
 /** Older revisions: a result's JSON as it is (no `resultType`). */
+/** What a gateway serves only when it fronts MCP servers (and says so in its capabilities). */
+const FEATURE_METHODS = new Set(['resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get'])
+
+/** A list or read that depends on the caller (rules, `active`) and changes live: cacheable by this caller only, not kept. */
+const PRIVATE_LIST = ',"ttlMs":0,"cacheScope":"private"'
+
 function asIs (json: string): string {
   return json
 }

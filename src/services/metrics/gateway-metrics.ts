@@ -120,6 +120,11 @@ export class GatewayMetrics {
    */
   track (tools: readonly AnyTool[]): void {
     this.#catalogTools = tools.length
+    this.trackUnlisted(tools)
+  }
+
+  /** Series for tools that run calls but are not in the catalog (an upstream server's resource reads and prompt gets). */
+  trackUnlisted (tools: readonly AnyTool[]): void {
     for (const tool of tools) {
       const known = this.#tools.get(tool.id)?.labels
       if (known !== undefined && known.kind === tool.kind && known.effects === tool.effectsLabel) continue

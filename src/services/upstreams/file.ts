@@ -81,6 +81,12 @@ const OperatorDeclarationSchema = z.object({
 }).strict()
 export type OperatorDeclaration = z.output<typeof OperatorDeclarationSchema>
 
+/** The operator's word on an upstream's prompts (by id or glob) and resources (by URI or glob): who sees them. */
+const FeatureDeclarationSchema = z.object({
+  active: Rule.optional(),
+}).strict()
+export type FeatureDeclaration = z.output<typeof FeatureDeclarationSchema>
+
 const SERVER_NAME = /^[A-Za-z][\w.-]{0,63}$/
 /** `server/tool`: the server's key, a slash, the upstream's own tool name. */
 const RENAME_KEY = /^[^/]+\/.+$/
@@ -91,6 +97,8 @@ const FileSchema = z.object({
   openapi: z.record(z.string().regex(SERVER_NAME, 'a service name: a letter, then letters, digits, _, . or -'), z.unknown()).default({}),
   rename: z.record(z.string().regex(RENAME_KEY, '"server/tool": the server\'s key, a slash, the tool\'s own name'), z.string().regex(TOOL_ID, `a tool id matching ${String(TOOL_ID)}`)).default({}),
   tools: z.record(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), OperatorDeclarationSchema).default({}),
+  prompts: z.record(z.string().regex(TOOLS_KEY, 'a prompt id or a glob of them (lowercase letters, digits, _, * and ?)'), FeatureDeclarationSchema).default({}),
+  resources: z.record(z.string().min(1).max(2048), FeatureDeclarationSchema).default({}),
 }).strict()
 
 export interface StdioServerConfig {
@@ -143,6 +151,10 @@ export interface UpstreamsFile {
   readonly services: readonly OpenApiServiceConfig[]
   readonly rename: Readonly<Record<string, string>>
   readonly tools: Readonly<Record<string, OperatorDeclaration>>
+  /** Who sees which upstream prompt, by prompt id or glob. */
+  readonly prompts: Readonly<Record<string, FeatureDeclaration>>
+  /** Who sees which upstream resource, by URI (or resource template) or glob. */
+  readonly resources: Readonly<Record<string, FeatureDeclaration>>
 }
 
 /** Read and check the upstreams file; `${NAME}` is taken from `env`. Throws a `ConfigError` naming the server and key. */
@@ -181,7 +193,7 @@ export function parseUpstreams (raw: unknown, path: string, env: NodeJS.ProcessE
     const server = key.slice(0, key.indexOf('/'))
     if (!names.has(server)) fail(`rename.${key}`, `there is no server "${server}" in mcpServers or openapi`)
   }
-  return { path, servers, services, rename: file.data.rename, tools: file.data.tools }
+  return { path, servers, services, rename: file.data.rename, tools: file.data.tools, prompts: file.data.prompts, resources: file.data.resources }
 }
 
 function serviceOf (name: string, value: unknown, path: string, env: NodeJS.ProcessEnv, fail: (where: string, problem: string) => never): OpenApiServiceConfig | undefined {

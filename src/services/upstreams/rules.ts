@@ -36,11 +36,11 @@ type Field = 'active' | 'authorize' | 'requiresApproval'
  * The rule for `field` of tool `id`, or undefined when the operator wrote none. A syntax or type
  * error, or an expression that is not a boolean, is a `ConfigError` naming the tool and field.
  */
-export function compileRule (id: string, field: Field, value: OperatorDeclaration[Field]): Rule | boolean | undefined {
+export function compileRule (id: string, field: Field, value: OperatorDeclaration[Field], where = `upstream tool "${id}": tools.${field}`): Rule | boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value
   const env = field === 'active' ? PRINCIPAL_ONLY : WITH_INPUT
   const fail = (problem: string): never => {
-    throw new ConfigError(`upstream tool "${id}": tools.${field}: ${problem}${field === 'active' ? ' (active sees only principal: there is no input yet)' : ''}`)
+    throw new ConfigError(`${where}: ${problem}${field === 'active' ? ' (active sees only principal: there is no input yet)' : ''}`)
   }
   let checked: ReturnType<Environment['check']>
   try {

@@ -9,6 +9,7 @@ import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection } from './mcp/connection.js'
 import type { UpstreamLog, UpstreamStatus } from './status.js'
 import { declarationOf } from './mcp/declarations.js'
+import { UpstreamFeatures } from './mcp/features.js'
 import { operatorFor } from './operator.js'
 import { readUpstreamsFile, type OperatorDeclaration, type UpstreamsFile } from './file.js'
 import { idPartOf, upstreamToolId } from './names.js'
@@ -42,6 +43,8 @@ interface Offered {
 
 export class Upstreams {
   readonly file: UpstreamsFile
+  /** The servers' resources, resource templates and prompts, as each caller may see them. */
+  readonly features: UpstreamFeatures
   readonly #connections: UpstreamConnection[]
   readonly #services: OpenApiService[]
   readonly #tools = new Map<string, Tools>()
@@ -74,6 +77,7 @@ export class Upstreams {
       })
     })
     this.#services = file.services.map(service => new OpenApiService(service, { log: options.log, maxResponseBytes: options.maxMessageBytes }))
+    this.features = new UpstreamFeatures(file, this.#connections)
   }
 
   /** The metric families, for the gateway's `/metrics`. */

@@ -1,9 +1,10 @@
-import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Tool as McpToolInfo, type Transport, type VersionNegotiationMode, type jsonSchemaValidator } from '@modelcontextprotocol/client'
+import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type GetPromptResult, type ReadResourceResult, type Tool as McpToolInfo, type Transport, type VersionNegotiationMode, type jsonSchemaValidator } from '@modelcontextprotocol/client'
 import { UpstreamError } from '../../../core/errors.js'
 import { VERSION } from '../../version.js'
 import { redact, type ServerConfig } from '../file.js'
 import { CallChannel } from './call-channel.js'
 import { progressListener } from './progress.js'
+import { listFeatures, listPrompts, listResources, listTemplates, MAX_FEATURE_ITEMS, NO_FEATURES, type ServerFeatures } from './server-features.js'
 import type { ProgressUpdate } from '../../../core/progress.js'
 import { ChildTransport } from './stdio-transport.js'
 import { remoteTransport } from './remote-transport.js'
@@ -23,6 +24,8 @@ export interface ConnectionOptions {
   readonly maxMessageBytes: number
   /** The server's tool list, at every connection and every `list_changed`. */
   readonly onTools: (tools: readonly McpToolInfo[]) => void
+  /** The server's resources, templates and prompts, at every connection and every `list_changed`. */
+  readonly onFeatures?: (features: ServerFeatures) => void
   readonly onState?: (state: UpstreamState) => void
   /** Counted at every restart or reconnection attempt after the first. */
   readonly onRestart?: () => void
@@ -48,6 +51,10 @@ export interface UpstreamCall {
 const MAX_TOOLS = 1_000
 const ACCEPT_ALL: jsonSchemaValidator = { getValidator: (() => (data: unknown) => ({ valid: true, data, errorMessage: undefined })) as jsonSchemaValidator['getValidator'] }
 
+/** JSON-RPC's invalid params, and MCP's "resource not found". */
+const INVALID_PARAMS = -32602
+const RESOURCE_NOT_FOUND = -32002
+
 /** How long a read-only call cut off mid-way waits for a fresh connection to be retried on. */
 const RETRY_WAIT_MS = 5_000
 /** A connection that stayed up this long starts the next backoff from the beginning. */
@@ -63,6 +70,7 @@ export class UpstreamConnection {
   /** The transport under `#client`, which answers the 2025-11-25 era's `tools/call` itself. */
   #channel: CallChannel | undefined
   #tools: readonly McpToolInfo[] = []
+  #features: ServerFeatures = NO_FEATURES
   #restarts = 0
   #attempt = 0
   #nextAttemptAt = 0
@@ -82,6 +90,7 @@ export class UpstreamConnection {
 
   get state (): UpstreamState { return this.#state }
   get tools (): readonly McpToolInfo[] { return this.#tools }
+  get features (): ServerFeatures { return this.#features }
 
   /** Connect for the first time: resolves once it is up or its first attempt failed (it keeps trying). */
   async start (): Promise<void> {
@@ -124,6 +133,58 @@ export class UpstreamConnection {
     } finally {
       release()
     }
+  }
+
+  /** `resources/read` on this server: its result as sent (the SDK checks its shape), or an `UpstreamError`. */
+  async readResource (uri: string, call: UpstreamCall): Promise<ReadResourceResult> {
+    return await this.#request(call, async client => await client.readResource({ uri, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
+  }
+
+  /** `prompts/get` on this server. */
+  async getPrompt (name: string, args: Record<string, string>, call: UpstreamCall): Promise<GetPromptResult> {
+    return await this.#request(call, async client => await client.getPrompt({ name, arguments: args, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
+  }
+
+  /** A read-only request other than a tool call: one of the server's slots, retried once on a fresh connection when the first one drops. */
+  async #request<T> (call: UpstreamCall, send: (client: Client) => Promise<T>): Promise<T> {
+    const release = await this.#slots.acquire(call, this.config.name)
+    try {
+      try {
+        return await this.#sendRequest(call, send)
+      } catch (error) {
+        if (!isConnectionLoss(error) || call.signal.aborted) throw this.#requestFailure(error, call)
+        if (!await this.#whenUp(call.signal, RETRY_WAIT_MS)) throw this.#unavailable()
+        return await this.#sendRequest(call, send).catch((again: unknown) => { throw this.#requestFailure(again, call) })
+      }
+    } finally {
+      release()
+    }
+  }
+
+  async #sendRequest<T> (call: UpstreamCall, send: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.#client
+    if (this.#state !== 'up' || client === undefined) throw this.#unavailable()
+    try {
+      return await send(client)
+    } catch (error) {
+      if (!call.signal.aborted && isConnectionLoss(error)) this.#lost(client, error)
+      throw error
+    }
+  }
+
+  #requestFailure (error: unknown, call: UpstreamCall): unknown {
+    if (call.signal.aborted || error instanceof UpstreamError) return error
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult) {
+      return new UpstreamError('TOOLGATE_INVALID_OUTPUT', `upstream "${this.config.name}" answered something that is not a result of its kind`, {}, { cause: error })
+    }
+    if (error instanceof ProtocolError) {
+      // The server's own "no such resource" (-32002), and its invalid params (a prompt's name or arguments): the caller's to fix.
+      const said = `upstream "${this.config.name}": ${this.#redact(error.message).slice(0, 500)}`
+      if (error.code === RESOURCE_NOT_FOUND) return new UpstreamError('TOOLGATE_NOT_FOUND', said, { upstream: this.config.name })
+      if (error.code === INVALID_PARAMS) return new UpstreamError('TOOLGATE_INVALID_INPUT', said, { upstream: this.config.name })
+      return new UpstreamError('TOOLGATE_UPSTREAM_FAILED', `upstream "${this.config.name}" refused the request: ${this.#redact(error.message).slice(0, 500)}`)
+    }
+    return upstreamFailed(this.config.name, error)
   }
 
   async #send (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
@@ -182,6 +243,9 @@ export class UpstreamConnection {
       jsonSchemaValidator: ACCEPT_ALL,
       versionNegotiation: { mode: negotiationOf(this.config.protocol) },
       listChanged: {
+        // Refreshed here, every page: the SDK's own refresh reads the first page only.
+        prompts: { autoRefresh: false, onChanged: () => { if (client === this.#client) void this.#refreshFeatures(client, 'prompts') } },
+        resources: { autoRefresh: false, onChanged: () => { if (client === this.#client) void this.#refreshFeatures(client, 'resources') } },
         tools: {
           onChanged: (error, tools) => {
             if (client !== this.#client) return
@@ -198,6 +262,11 @@ export class UpstreamConnection {
     try {
       await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
       const tools = await withTimeout(this.#listTools(client), timeout, 'listing its tools')
+      const features = await withTimeout(listFeatures(client, kind => { this.#truncated(kind) }), timeout, 'listing its resources and prompts').catch((error: unknown) => {
+        // The tools serve without them: a server whose listing of resources fails is no server down.
+        this.#log('warn', { err: error }, 'listing the server\'s resources and prompts failed; serving its tools without them')
+        return NO_FEATURES
+      })
       if (this.#closed() || this.#client !== client) {
         await client.close().catch(() => undefined)
         return
@@ -210,6 +279,7 @@ export class UpstreamConnection {
       this.#lastError = undefined
       this.#setState('up')
       this.#setTools(tools)
+      this.#setFeatures(features)
       this.#log('info', { tools: tools.length, protocolVersion: client.getNegotiatedProtocolVersion(), childPid: transport.pid }, 'upstream connected')
       for (const waiter of [...this.#waiters]) waiter()
     } catch (error) {
@@ -286,6 +356,27 @@ export class UpstreamConnection {
     this.#state = state
     this.#since = Date.now()
     this.#options.onState?.(state)
+  }
+
+  async #refreshFeatures (client: Client, kind: 'prompts' | 'resources'): Promise<void> {
+    const onTruncated = (what: string): void => { this.#truncated(what) }
+    try {
+      const features = kind === 'prompts'
+        ? { ...this.#features, prompts: await listPrompts(client, onTruncated) }
+        : { ...this.#features, resources: await listResources(client, onTruncated), templates: await listTemplates(client, onTruncated) }
+      if (client === this.#client) this.#setFeatures(features)
+    } catch (error) {
+      this.#log('warn', { err: error }, `the server said its ${kind} changed, but listing them failed; keeping the ones it had`)
+    }
+  }
+
+  #setFeatures (features: ServerFeatures): void {
+    this.#features = features
+    this.#options.onFeatures?.(features)
+  }
+
+  #truncated (kind: string): void {
+    this.#fault(`more ${kind} than the ${MAX_FEATURE_ITEMS} taken from one server`)
   }
 
   /**
