@@ -130,6 +130,23 @@ describe('resources and prompts of upstream servers over MCP', { timeout: SLOW.P
   })
 })
 
+describe('a resource larger than MAX_RESPONSE_BYTES', { timeout: SLOW.PROCESS_MS }, () => {
+  it('fails its own read with the problem REST would answer; the connection and other reads carry on', async () => {
+    // server-everything's tool list (about 7.7 kB) fits; its features.md (about 10 kB) does not.
+    const bounded = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: stdioFile, maxResponseBytes: 9_000 }), tools: [] })
+    try {
+      const client = await sdkClient(new URL(`${await bounded.listen({ host: '127.0.0.1', port: 0 })}/mcp`), KEYS.caller)
+      const failure = await client.readResource({ uri: 'demo://resource/static/document/features.md' }).then(() => undefined, (error: unknown) => error)
+      expect(failure).toMatchObject({ code: -32603, data: { problem: { status: 502, code: 'TOOLGATE_UPSTREAM_FAILED', detail: expect.stringContaining('larger than the gateway\'s limit of 9000 bytes') } } })
+      expect((await client.readResource({ uri: 'demo://resource/static/document/architecture.md' })).contents[0]).toMatchObject({ mimeType: 'text/markdown' })
+      expect(await client.callTool({ name: 'everything_echo', arguments: { message: 'still here' } })).toMatchObject({ isError: false })
+      await client.close()
+    } finally {
+      await bounded.close()
+    }
+  })
+})
+
 describe('resources and prompts over stdio (toolgate mcp --upstreams)', { timeout: SLOW.PROCESS_MS }, () => {
   it('serves them to clients of both eras as over HTTP', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url))

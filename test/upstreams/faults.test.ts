@@ -104,7 +104,7 @@ describe('upstream faults', { timeout: SLOW.PROCESS_MS }, () => {
     await eventually(() => linesOf(dir, 'cancelled.log').includes('slow'), 'the upstream saw the cancellation')
   })
 
-  it('garbage on stdout, a malformed result, an oversized or too deep answer and off-schema output are 502; isError is 502 with its text bounded', async () => {
+  it('garbage on stdout, a malformed result, an oversized or too deep answer and off-schema output are 502 (an oversized one breaks nothing else); isError is 502 with its text bounded', async () => {
     const dir = tempDir()
     const app = await gateway({ mcpServers: { up: fixture(dir) } }, { maxResponseBytes: 64 * 1024 })
     // A log line on stdout by mistake is skipped, as the SDK does.
@@ -117,10 +117,14 @@ describe('upstream faults', { timeout: SLOW.PROCESS_MS }, () => {
     expect(malformed.statusCode).toBe(502)
     expect(malformed.json().code).toBe('TOOLGATE_INVALID_OUTPUT')
     await eventually(async () => (await call(app, 'up_huge', { bytes: 10 })).statusCode === 200, 'the server is back')
+    const restartsNow = async (): Promise<number> => Number(/toolgate_upstream_restarts_total\{upstream="up"\} (\d+)/.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1])
+    const before = await restartsNow()
+    // An answer over the bound fails its own call; the connection carries on (no restart, the next call at once).
     const huge = await call(app, 'up_huge', { bytes: 200 * 1024 })
     expect(huge.statusCode).toBe(502)
-    await eventually(async () => (await call(app, 'up_total', {})).statusCode === 200, 'the server is back')
+    expect(huge.json()).toMatchObject({ code: 'TOOLGATE_UPSTREAM_FAILED', detail: expect.stringContaining('larger than the gateway\'s limit of 65536 bytes') })
     expect((await call(app, 'up_total', {})).json()).toEqual({ total: 42 })
+    expect(await restartsNow()).toBe(before)
     const off = await call(app, 'up_total', { off: true })
     expect(off.statusCode).toBe(502)
     expect(off.json().code).toBe('TOOLGATE_INVALID_OUTPUT')

@@ -49,6 +49,38 @@ describe('MessageReader', () => {
     expect(reader.readMessage()).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
     expect(reader.readMessage()).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
     expect(reader.readMessage()).toBeNull()
-    expect(() => { reader.append(Buffer.alloc(129, 'x')) }).toThrow(/maximum size/)
+    // Past the bound a line is dropped as it comes; at its end, with no request to answer, it throws.
+    reader.append(Buffer.alloc(129, 'x'))
+    expect(reader.readMessage()).toBeNull()
+    expect(() => { reader.append(Buffer.from('x\n')) }).toThrow(/maximum size/)
+  })
+
+  it('drops an answer longer than the bound and answers its request alone with an error, then reads on', () => {
+    const big = 'x'.repeat(5_000)
+    const sdkStyle = `{"result":{"contents":[{"uri":"a","text":"${big}"}]},"jsonrpc":"2.0","id":7}\n`
+    const idFirst = `{"jsonrpc":"2.0","id":"tg-3","result":{"text":"${big}"}}\r\n`
+    const next = '{"jsonrpc":"2.0","id":8,"result":{}}\n'
+    for (const [line, id] of [[sdkStyle, 7], [idFirst, 'tg-3']] as const) {
+      // In one chunk, and in chunks of 100 bytes (the line is dropped as it comes, never held whole).
+      for (const size of [line.length + next.length, 100]) {
+        const reader = new MessageReader(1024)
+        const bytes = Buffer.from(line + next)
+        const read: unknown[] = []
+        for (let at = 0; at < bytes.length; at += size) {
+          reader.append(bytes.subarray(at, at + size))
+          for (let message = reader.readMessage(); message !== null; message = reader.readMessage()) read.push(message)
+        }
+        expect(read).toEqual([
+          { jsonrpc: '2.0', id, error: { code: -32603, message: expect.stringContaining('larger than the gateway\'s limit of 1024 bytes') } },
+          { jsonrpc: '2.0', id: 8, result: {} },
+        ])
+      }
+    }
+  })
+
+  it('refuses an oversized line whose request cannot be told', () => {
+    const reader = new MessageReader(1024)
+    reader.append(Buffer.from(`{"jsonrpc":"2.0","result":{"id":1,"text":"${'x'.repeat(5_000)}"},"note":1}\n`))
+    expect(() => reader.readMessage()).toThrow('exceeded the maximum size of 1024 bytes')
   })
 })
