@@ -1,4 +1,5 @@
 import type { CancelSignal } from '../../src/core/abort.js'
+import type { Elicit } from '../../src/core/elicitation.js'
 import { SCOPES, type GatewayApp, type GatewayFacts, type Principal } from '../../src/core/app-context.js'
 import { newId } from '../../src/core/ids.js'
 import { defineToolCatalog, MemoryIdempotencyStore, type AnyTool } from '../../src/index.js'
@@ -79,7 +80,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     const seal = sealSource(config.mcpStateSecret)
     const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs, features: upstreams?.features.any }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
 
-    const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void): McpCaller => {
+    const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void, elicit: Elicit | undefined): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
       const origin = { app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }
       return {
@@ -89,6 +90,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
         invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
         notify,
+        elicit,
         get features () {
           return upstreams?.features.forCaller(LOCAL, permitted, async ({ tool, input }) => await calls.call(origin, { toolId: tool.id, input, signal: cancelled }, tool), error => problemOf(error, app.requestId))
         },

@@ -7,6 +7,7 @@ import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosin
 import { presentationOf, scheduleAndExecute, serializeOutput } from './steps/execution.js'
 import { openRecord, publish, settleFailure } from './steps/outcome.js'
 import { ProgressReporter, type ProgressUpdate } from './progress.js'
+import { askerFor, type ElicitationAnswer, type ElicitationRequest } from './elicitation.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 import type { Binding, Call, ExecutionHandle, InvokeRequest, InvokeResult, PipelineEnv } from './types.js'
 
@@ -35,11 +36,12 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     checkPermission(binding, tool)
     checkInvokeOptions(request)
     if (request.onProgress !== undefined) progress = new ProgressReporter(request.onProgress)
+    const elicit = request.onElicit === undefined ? undefined : askerFor(request.onElicit, control)
     checkInputBounds(request.input, env.options.inputBounds)
     const input = parseInput(tool, request.input)
     checkModeGates(binding, tool, request)
     const handle: ExecutionHandle = {}
-    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle, binding.trace, progress?.report)
+    const ctx = new CallContext(binding.app, tool.id, record.callId, control, request.escalate === true, request.dryRun === true, handle, binding.trace, progress?.report, elicit)
     const authorizing = runAuthorize(tool, input, ctx)
     if (authorizing !== undefined) await authorizing
     if (control.reason !== undefined) throw control.reason
@@ -88,6 +90,7 @@ class CallContext<App> implements ToolContext<App> {
     readonly app: App, readonly toolId: string, readonly callId: string, control: CallControl,
     readonly escalated: boolean, readonly dryRun: boolean, handle: ExecutionHandle, readonly trace: TraceContext | undefined,
     readonly progress: ((update: ProgressUpdate) => void) | undefined,
+    readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationAnswer>) | undefined,
   ) {
     this.#control = control
     this.#handle = handle

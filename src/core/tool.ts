@@ -1,6 +1,7 @@
 import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './schema.js'
 import type { WithContent } from './content.js'
 import type { ProgressUpdate } from './progress.js'
+import type { ElicitationAnswer, ElicitationRequest } from './elicitation.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -54,6 +55,14 @@ export interface ToolContext<App> {
    * told once the call is settled. A malformed update throws a `TypeError`.
    */
   readonly progress?: (update: ProgressUpdate) => void
+  /**
+   * Ask the person at the other end a question and wait for the answer (MCP's elicitation, form
+   * mode). Present only when the caller can ask one: an MCP client that declared it can answer
+   * over a channel that carries a request back to it (see the docs), or `onElicit` in process.
+   * Resolves `accept` with `content`, `decline`, or `cancel` (also when the call ends first or
+   * the answer is malformed); it never throws but for a malformed question (`TypeError`).
+   */
+  readonly elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>
 }
 
 /** W3C Trace Context headers (`traceparent`, `tracestate`), as plain strings. */

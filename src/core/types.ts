@@ -15,6 +15,7 @@ import type { SlotScheduler } from './scheduler.js'
 import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 import type { ProgressUpdate } from './progress.js'
+import type { Elicit } from './elicitation.js'
 
 interface IdempotencyOptions {
   readonly store: IdempotencyStore
@@ -91,6 +92,8 @@ export interface InvokeRequest {
   readonly waitForApprovalMs?: number
   /** Told how far the call has got, while it runs (the tool's `ctx.progress`, paced; see `ProgressReporter`). */
   readonly onProgress?: (update: ProgressUpdate) => void
+  /** Asks the person at the other end, when the tool does (`ctx.elicit`); absent: the tool cannot ask. */
+  readonly onElicit?: Elicit
 }
 
 export interface InvokeResult<T = unknown> {

@@ -4,6 +4,7 @@ import type { CallOptions } from '../../core/call-options.js'
 import type { CallRecord } from '../../core/call-record.js'
 import type { BindOptions, ToolCatalog } from '../../core/catalog.js'
 import type { ProgressUpdate } from '../../core/progress.js'
+import type { Elicit } from '../../core/elicitation.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { ApprovalRule, InvokeRequest, InvokeResult } from '../../core/types.js'
 import { AuditTrail } from '../audit/audit-trail.js'
@@ -53,6 +54,8 @@ export interface GatewayCall extends CallOptions {
   readonly signal?: CancelSignal
   /** Told how far the call has got (an MCP client's `notifications/progress`). */
   readonly onProgress?: (update: ProgressUpdate) => void
+  /** Asks the person at the other end (an MCP client's elicitation), when the channel can. */
+  readonly onElicit?: Elicit
 }
 
 /**
@@ -81,7 +84,7 @@ export class GatewayCalls {
     const binding = this.#binding(origin, call, span)
     const request: InvokeRequest = {
       toolId: call.toolId, input: call.input, dryRun: call.dryRun, escalate: call.escalate, idempotencyKey: call.idempotencyKey,
-      approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: call.signal, onProgress: call.onProgress,
+      approvalId: call.approvalId, waitForApprovalMs: call.waitForApprovalMs, signal: call.signal, onProgress: call.onProgress, onElicit: call.onElicit,
     }
     const gauge = this.#options.inFlight?.(call.toolId)
     gauge?.inc()

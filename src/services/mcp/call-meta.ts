@@ -1,6 +1,7 @@
 import { readCallOptions, type CallOptionName, type CallOptions, type FoundOption } from '../../core/call-options.js'
 import { GatewayError } from '../../core/errors.js'
 import type { ProgressUpdate } from '../../core/progress.js'
+import type { Elicit } from '../../core/elicitation.js'
 import { JSON_RPC, JsonRpcError } from './json-rpc.js'
 
 /** toolgate's namespace in `_meta`: what REST says with headers and query, and what a result says back. */
@@ -34,6 +35,8 @@ export interface McpCallOptions extends CallOptions {
   readonly progressToken?: string | number
   /** Set by the protocol when it can tell the client of progress (see `McpCaller.notify`). */
   readonly onProgress?: (update: ProgressUpdate) => void
+  /** Set by the protocol when the client can be asked a question (see `McpCaller.elicit`). */
+  readonly onElicit?: Elicit
 }
 
 /**

@@ -8,6 +8,8 @@ import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
 import { callOptionsOf, RESULT_META, type McpCallOptions } from './call-meta.js'
 import type { FoundOption } from '../../core/call-options.js'
+import type { Elicit } from '../../core/elicitation.js'
+import type { ProgressUpdate } from '../../core/progress.js'
 import { getPrompt, listPrompts, listResources, listTemplates, readResource, type McpFeatures } from './features.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
@@ -37,6 +39,12 @@ export interface McpCaller {
    * channel cannot carry one (an HTTP client that takes JSON only): its progress is not asked for.
    */
   readonly notify?: (json: string) => void
+  /**
+   * Asks this caller's client a question while its request runs (`elicitation/create`); absent
+   * when it cannot be asked (it declared no form elicitation, or the channel carries no request
+   * back to it): a tool then has no `ctx.elicit`, and an upstream server that asks is declined.
+   */
+  readonly elicit?: Elicit
   /** The fronted MCP servers' resources and prompts as this caller may see and use them; absent: none. */
   readonly features?: McpFeatures
 }
@@ -173,7 +181,7 @@ export class McpProtocol {
       // The declaration the call runs with: the catalog may have been replaced during the await
       // above, and the pipeline finds its tool in the same turn as this look-up.
       tool = caller.get(name) ?? tool
-      result = await caller.invoke(name, input, withProgress(options, caller.notify))
+      result = await caller.invoke(name, input, withChannel(options, caller))
     } catch (error) {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
       if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
@@ -227,12 +235,22 @@ export class McpProtocol {
   }
 }
 
-/** The call told of its progress as `notifications/progress` naming the client's token, when it sent one and the channel can carry them. */
-function withProgress (options: McpCallOptions, notify: McpCaller['notify']): McpCallOptions {
+/**
+ * What the channel lets the call do beside answering: tell its progress as
+ * `notifications/progress` naming the client's token (when it sent one and the channel can carry
+ * them), and ask the client a question (when it can be asked).
+ */
+function withChannel (options: McpCallOptions, caller: McpCaller): McpCallOptions {
+  const { notify, elicit } = caller
   const token = options.progressToken
-  if (token === undefined || notify === undefined) return options
-  const prefix = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${JSON.stringify(token)},`
-  return { ...options, onProgress: update => { notify(prefix + JSON.stringify(update).slice(1) + '}') } }
+  const progress = token !== undefined && notify !== undefined
+  if (!progress && elicit === undefined) return options
+  const prefix = progress ? `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${JSON.stringify(token)},` : ''
+  return {
+    ...options,
+    ...(progress ? { onProgress: (update: ProgressUpdate) => { notify(prefix + JSON.stringify(update).slice(1) + '}') } } : {}),
+    ...(elicit === undefined ? {} : { onElicit: elicit }),
+  }
 }
 
 export interface McpAnswer {

@@ -6,6 +6,8 @@ import { Cancellations } from './cancellations.js'
 import { classify, errorText, idOf, JSON_RPC, type JsonRpcId } from './json-rpc.js'
 import { envelopeVersionOf, MODERN_VERSIONS } from './modern.js'
 import type { McpAnswer, McpCaller, McpProtocol } from './protocol.js'
+import type { Elicit } from '../../core/elicitation.js'
+import { ClientRequests, elicitOver, takesFormElicitation } from './client-requests.js'
 
 export interface StdioOptions {
   readonly protocol: McpProtocol
@@ -13,9 +15,10 @@ export interface StdioOptions {
   readonly output: Writable
   /**
    * The caller of one request; `cancelled` aborts its tool call on `notifications/cancelled`,
-   * `notify` writes a notification (progress) to the client.
+   * `notify` writes a notification (progress) to the client, `elicit` asks it a question (when
+   * its `initialize` said it can answer one).
    */
-  readonly callerOf: (cancelled: CancelSignal | undefined, notify: (json: string) => void) => McpCaller
+  readonly callerOf: (cancelled: CancelSignal | undefined, notify: (json: string) => void, elicit: Elicit | undefined) => McpCaller
   /** Told of a request that failed outside the protocol (a bug): it still gets an answer. */
   readonly onError?: (error: unknown) => void
   /** The longest message read (`BODY_LIMIT`): a longer line is answered with an error and skipped. */
@@ -34,6 +37,9 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
   const cancellations = new Cancellations()
   const pending = new Set<Promise<void>>()
   const write = (text: string): void => { output.write(text + '\n') }
+  const requests = new ClientRequests(write)
+  /** Set by a 2025 client's `initialize` that takes form elicitation: the session's one channel can carry the question. */
+  let elicit: Elicit | undefined
 
   const answer = async (id: JsonRpcId, run: () => Promise<McpAnswer | undefined>): Promise<void> => {
     try {
@@ -69,7 +75,10 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
       write(errorText(inbound.id, JSON_RPC.invalidRequest, inbound.message))
       continue
     }
-    if (inbound.type === 'reply') continue
+    if (inbound.type === 'reply') {
+      requests.reply(message as Record<string, unknown>)
+      continue
+    }
     const { call } = inbound
     if (call.id === undefined) {
       if (call.method === 'notifications/cancelled') cancellations.cancel('', call.params)
@@ -83,7 +92,9 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
       write(errorText(id, -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }))
       continue
     }
-    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel, write), version !== undefined)).finally(() => {
+    if (call.method === 'initialize') elicit = takesFormElicitation(call.params.capabilities) ? elicitOver(requests) : undefined
+    // 2026-07-28 has no requests from server to client: its questions ride on the answer (not relayed yet).
+    const done = answer(id, async () => await protocol.handle(call, options.callerOf(cancel, write, version === undefined ? elicit : undefined), version !== undefined)).finally(() => {
       if (cancel !== undefined) cancellations.close(cancel)
       pending.delete(done)
     })

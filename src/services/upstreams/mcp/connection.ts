@@ -4,6 +4,7 @@ import { VERSION } from '../../version.js'
 import { redact, type ServerConfig } from '../file.js'
 import { CallChannel } from './call-channel.js'
 import { progressListener } from './progress.js'
+import { ElicitationRelay, type Ask } from './elicitation.js'
 import { listFeatures, listPrompts, listResources, listTemplates, MAX_FEATURE_ITEMS, NO_FEATURES, type ServerFeatures } from './server-features.js'
 import type { ProgressUpdate } from '../../../core/progress.js'
 import { ChildTransport } from './stdio-transport.js'
@@ -45,6 +46,8 @@ export interface UpstreamCall {
   readonly trace?: { readonly traceparent: string, readonly tracestate?: string }
   /** Told of the server's `notifications/progress` for this call; absent, none is asked for (no `progressToken`). */
   readonly onProgress?: ((update: ProgressUpdate) => void) | undefined
+  /** Asks the caller the server's questions during the call (`ctx.elicit`); absent, they are declined. */
+  readonly onElicit?: Ask | undefined
 }
 
 /** Most tools one server may list: a server cannot grow the catalog without end. */
@@ -79,6 +82,8 @@ export class UpstreamConnection {
   #upSince = 0
   #waiters = new Set<() => void>()
   #closing: Promise<void> | undefined
+  /** The server's questions during a call, to that call's caller. */
+  readonly #relay = new ElicitationRelay()
   /** The kinds of server fault already logged on this connection. */
   #faults = new Set<string>()
 
@@ -194,9 +199,9 @@ export class UpstreamConnection {
     const request = { name, arguments: args as Record<string, unknown>, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }
     try {
       // The pipeline's hard timeout aborts the call (through onAbort, or the signal), and notifications/cancelled goes out.
-      if (client.getProtocolEra() === 'legacy') return await channel.callTool(request, call)
+      if (client.getProtocolEra() === 'legacy') return await this.#relay.run(call.onElicit, async () => await channel.callTool(request, call))
       const onprogress = progressListener(call.onProgress, () => { this.#fault('malformed progress') })
-      return await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1, ...(onprogress === undefined ? {} : { onprogress }) }) as CallToolResult
+      return await this.#relay.run(call.onElicit, async () => await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1, ...(onprogress === undefined ? {} : { onprogress }) }) as CallToolResult)
     } catch (error) {
       if (call.signal.aborted) throw error
       if (isConnectionLoss(error)) {
@@ -238,7 +243,10 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return
     const transport = new CallChannel(this.#transport(), fault => { this.#fault(fault) })
     const client = new Client({ name: 'toolgate', version: VERSION }, {
-      capabilities: {},
+      // A server may ask a call's caller a question (relayed where the caller can answer, else
+      // declined at once). Sampling and roots are not offered: deprecated in 2026-07-28, and the
+      // gateway has no model or folders of a caller's to give.
+      capabilities: { elicitation: { form: {} } },
       // Structured content is checked by the tool's parseOutput, like every tool's output (502 TOOLGATE_INVALID_OUTPUT): not twice.
       jsonSchemaValidator: ACCEPT_ALL,
       versionNegotiation: { mode: negotiationOf(this.config.protocol) },
@@ -255,6 +263,7 @@ export class UpstreamConnection {
         },
       },
     })
+    client.setRequestHandler('elicitation/create', this.#relay.handle)
     this.#client = client
     this.#channel = transport
     this.#faults = new Set()

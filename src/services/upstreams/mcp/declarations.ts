@@ -66,7 +66,7 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
     resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
     execute: async (input: unknown, ctx) => {
       // `ctx.signal` is made only if read: a call that gets a slot at once listens through onAbort.
-      const result = await connection.call(upstream.name, input, { get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: isReadOnly, trace: ctx.trace, onProgress: ctx.progress })
+      const result = await connection.call(upstream.name, input, { get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: isReadOnly, trace: ctx.trace, onProgress: ctx.progress, onElicit: ctx.elicit })
       return resultOf(connection.config.name, result, output !== undefined) as never
     },
     origin,
