@@ -7,6 +7,7 @@ import { createPermissionRules } from '../../src/services/auth/index.js'
 import { McpProtocol, type McpCaller } from '../../src/services/mcp/protocol.js'
 import { serveStdio } from '../../src/services/mcp/stdio.js'
 import { ApprovalContinuations } from '../../src/services/mcp/approval-continuation.js'
+import { CallQuestions, QUESTION_TTL_MS } from '../../src/services/mcp/questions.js'
 import { sealSource } from '../../src/services/mcp/request-state.js'
 import { approvalOptionsOf, logApprovalEvent } from '../../src/services/approvals/options.js'
 import { compileApprovalRules } from '../../src/services/approvals/rules.js'
@@ -78,7 +79,7 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     })
     // Its states come back to this process only: a secret of its own, never the replicas' shared one.
     const seal = sealSource(config.mcpStateSecret)
-    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs, features: upstreams?.features.any }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs))
+    const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: config.toolTimeoutMs, features: upstreams?.features.any }, new ApprovalContinuations(catalog.approvals, seal, config.mcpApprovalWaitMs), new CallQuestions(seal, QUESTION_TTL_MS))
 
     const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void, elicit: Elicit | undefined): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }

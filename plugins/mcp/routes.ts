@@ -13,6 +13,7 @@ import type { InputIssue } from '../../src/core/errors.js'
 import { checkModernRequest, envelopeVersionOf, MODERN_ERRORS, requireEnvelope } from '../../src/services/mcp/modern.js'
 import { McpProtocol, type McpCallOptions, type McpCaller } from '../../src/services/mcp/protocol.js'
 import { ApprovalContinuations } from '../../src/services/mcp/approval-continuation.js'
+import { CallQuestions, QUESTION_TTL_MS } from '../../src/services/mcp/questions.js'
 import type { RequestStateSeal } from '../../src/services/mcp/request-state.js'
 import type { McpFeatures } from '../../src/services/mcp/features.js'
 import type { UpstreamFeatures } from '../../src/services/upstreams/mcp/features.js'
@@ -68,7 +69,9 @@ class TooComplex {
 export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Promise<void> {
   const { catalog } = options.calls
   const continuations = new ApprovalContinuations(catalog.approvals, options.requestState.seal, options.requestState.approvalWaitMs)
-  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs, features: options.features?.any }, continuations)
+  // A question's call waits in this process: a retry that reaches another replica is told it is gone.
+  const questions = new CallQuestions(options.requestState.seal, QUESTION_TTL_MS)
+  const protocol = new McpProtocol({ name: 'toolgate', version: VERSION, defaultTimeoutMs: catalog.options.defaultTimeoutMs, features: options.features?.any }, continuations, questions)
   const cancellations = new Cancellations()
   // Malformed JSON is JSON-RPC's parse error here (400), not the problem+json of the tool routes.
   const parseJson = app.getDefaultJsonParser('error', 'error')

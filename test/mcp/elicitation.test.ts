@@ -10,7 +10,9 @@ import { loadConfig } from '../../src/services/config.js'
 import { API_KEYS, KEYS } from '../http/helpers.js'
 import { SLOW } from '../slow.js'
 import { bothEras, fixture, tempDir, upstreamsFile } from '../upstreams/helpers.js'
-import { sdkClient } from './helpers.js'
+import { Client as ModernClient } from '@modelcontextprotocol/client'
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
+import { modernClient, sdkClient } from './helpers.js'
 
 /*
  * An upstream server's question during a call (elicitation), relayed to the client that made
@@ -72,6 +74,58 @@ describe('elicitation from an upstream server, relayed', { timeout: SLOW.PROCESS
     } finally {
       await client.close()
     }
+  })
+
+  it('reaches a 2026-07-28 client as input_required on its own call, over HTTP and stdio, and its answer goes back', async () => {
+    const asked: string[] = []
+    const answering = (client: ModernClient): ModernClient => {
+      client.setRequestHandler('elicitation/create', async request => {
+        asked.push((request.params as { message: string }).message)
+        return { action: 'accept', content: { name: 'Grace' } }
+      })
+      return client
+    }
+    const address = app.server.address() as { port: number }
+    const overHttp = answering(new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } }))
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
+    await overHttp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp`), { requestInit: { headers: { 'x-api-key': KEYS.caller } } }))
+    const overStdio = answering(new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } }))
+    await overStdio.connect(new ModernStdio({ command: process.execPath, args: ['dist/bin/toolgate.js', 'mcp', '--upstreams', file], cwd: root, stderr: 'ignore', env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' } }))
+    try {
+      for (const client of [overHttp, overStdio]) {
+        for (const tool of ['up_ask', 'modern_ask']) {
+          const result = await client.callTool({ name: tool, arguments: {} })
+          expect((result.content as Array<{ text: string }>)[0]!.text).toBe('hello Grace')
+        }
+      }
+      expect(asked).toEqual(['Your name?', 'Your name?', 'Your name?', 'Your name?'])
+      // A client that does not say it can answer is not asked.
+      const silent = await modernClient(new URL(`http://127.0.0.1:${address.port}/mcp`), KEYS.caller)
+      expect(((await silent.callTool({ name: 'up_ask', arguments: {} })).content as Array<{ text: string }>)[0]!.text).toBe('no name: decline')
+      await silent.close()
+    } finally {
+      await Promise.all([overHttp.close(), overStdio.close()])
+    }
+  })
+
+  it('a question\'s state is refused when forged, another caller\'s, or its call is gone', async () => {
+    const address = app.server.address() as { port: number }
+    const post = async (key: string, params: Record<string, unknown>): Promise<Record<string, any>> => {
+      const response = await fetch(`http://127.0.0.1:${address.port}/mcp`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'up_ask' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'up_ask', arguments: {}, ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } } }),
+      })
+      return await response.json() as Record<string, any>
+    }
+    const first = await post(KEYS.caller, {})
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { question: { method: 'elicitation/create', params: { message: 'Your name?' } } } })
+    const state = first.result.requestState as string
+    expect((await post(KEYS.admin, { requestState: state, inputResponses: { question: { action: 'accept', content: { name: 'Eve' } } } })).error).toMatchObject({ code: -32602, message: expect.stringContaining('another caller') })
+    expect((await post(KEYS.caller, { requestState: state.slice(0, -2) + 'AA', inputResponses: {} })).error).toMatchObject({ code: -32602 })
+    // The answer goes back once; the same state again finds no call waiting.
+    expect((await post(KEYS.caller, { requestState: state, inputResponses: { question: { action: 'accept', content: { name: 'Bob' } } } })).result.content[0].text).toBe('hello Bob')
+    expect((await post(KEYS.caller, { requestState: state, inputResponses: {} })).error).toMatchObject({ code: -32602, message: expect.stringContaining('no longer waiting') })
   })
 
   it('a client that cannot answer makes the server see a decline at once, over stdio and over HTTP', async () => {

@@ -2,7 +2,7 @@ import { guarded, notFound, type Approvals } from '../../core/approvals/approval
 import { viewOf, type ApprovalView } from '../../core/approvals/view.js'
 import { newId } from '../../core/ids.js'
 import { JSON_RPC, JsonRpcError } from './json-rpc.js'
-import type { RequestStateSeal, StatePayload } from './request-state.js'
+import type { ApprovalState, RequestStateSeal, StatePayload } from './request-state.js'
 
 /**
  * MCP 2026-07-28 asks a client for more before a call can complete with an `input_required`
@@ -35,17 +35,26 @@ export class ApprovalContinuations {
   }
 
   /**
-   * Redeem a retry's state: the approval id its call runs under, and the state to answer if
-   * the approval is still pending after the wait (already live, so the next retry can use it).
-   * A state that is not ours, not this caller's, not this tool's, expired or used: -32602.
+   * Open a retry's state and check it is this caller's, for this tool, and live: the call it
+   * continues (an approval's, or a question's). One that is not ours, another caller's, another
+   * tool's or expired: -32602.
    */
-  async redeem (state: string, principal: string, tool: string): Promise<{ readonly approvalId: string, readonly next: () => Promise<string> }> {
-    const seal = await guarded(this.#seal)
-    const payload = seal.open(state)
+  async open (state: string, principal: string, tool: string): Promise<StatePayload> {
+    const payload = (await guarded(this.#seal)).open(state)
     if (payload === undefined) throw refused('it was not issued by this gateway, or it was altered')
     if (payload.principal !== principal) throw refused('it was issued to another caller')
     if (payload.tool !== tool) throw refused(`it was issued for the tool "${payload.tool}"`)
     if (payload.expiresAt <= this.#approvals.now()) throw refused('it expired; call the tool again without it to ask anew')
+    return payload
+  }
+
+  /**
+   * Redeem an approval's state (opened): the approval id its call runs under, and the state to
+   * answer if the approval is still pending after the wait (already live, so the next retry
+   * can use it). A state used already: -32602.
+   */
+  async redeem (payload: ApprovalState): Promise<{ readonly approvalId: string, readonly next: () => Promise<string> }> {
+    const seal = await guarded(this.#seal)
     const nonce = newId()
     const replaced = await this.#approvals.replaceContinuation(payload.approval, payload.nonce, nonce)
     if (replaced === 'stale') {
@@ -53,7 +62,7 @@ export class ApprovalContinuations {
       throw refused(`it was used already (each state works once); the approval is ${payload.approval}: send the call with _meta["dev.toolgate/approvalId"] to run or replay it`, { approvalId: payload.approval })
     }
     // 'not_found': the approval is gone; the pipeline answers that with its own problem.
-    const next: StatePayload = { ...payload, nonce }
+    const next: ApprovalState = { ...payload, nonce }
     return { approvalId: payload.approval, next: async () => seal.seal(next) }
   }
 
@@ -69,6 +78,6 @@ export class ApprovalContinuations {
   }
 }
 
-function refused (why: string, data?: Record<string, unknown>): JsonRpcError {
+export function refused (why: string, data?: Record<string, unknown>): JsonRpcError {
   return new JsonRpcError(JSON_RPC.invalidParams, `requestState refused: ${why}`, data)
 }

@@ -2,7 +2,8 @@ import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
 import type { ApprovalView } from '../../core/approvals/view.js'
-import type { ApprovalContinuations } from './approval-continuation.js'
+import { refused, type ApprovalContinuations } from './approval-continuation.js'
+import { CallQuestions, type Round } from './questions.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
@@ -66,9 +67,11 @@ export interface McpServerInfo {
 export class McpProtocol {
   /**
    * `continuations`: a call waiting for approval answers 2026-07-28 clients `input_required`
-   * with a sealed `requestState` (absent: the error result older revisions get).
+   * with a sealed `requestState` (absent: the error result older revisions get). `questions`:
+   * a call that asks its 2026-07-28 caller a question (elicitation) answers `input_required`
+   * with it, parked until the retry brings the answer (absent: such a caller is not asked).
    */
-  constructor (readonly info: McpServerInfo, readonly continuations?: ApprovalContinuations) {}
+  constructor (readonly info: McpServerInfo, readonly continuations?: ApprovalContinuations, readonly questions?: CallQuestions) {}
 
   /**
    * The answer to one request (its HTTP status and JSON text), or `undefined` for a
@@ -168,6 +171,7 @@ export class McpProtocol {
     const complete = modern ? withResultType : asIs
     let options: McpCallOptions = callOptionsOf(params._meta, () => caller.transportOptions?.() ?? [])
     let resumed: Awaited<ReturnType<ApprovalContinuations['redeem']>> | undefined
+    let round: Round | undefined
     let result: InvokeResult
     try {
       if (modern && params.requestState !== undefined) {
@@ -175,13 +179,27 @@ export class McpProtocol {
         if (options.dryRun === true || options.approvalId !== undefined) {
           throw new JsonRpcError(JSON_RPC.invalidParams, `requestState continues the call as it was made: send it without _meta["${RESULT_META.dryRun}"] or _meta["${RESULT_META.approvalId}"]`)
         }
-        resumed = await this.#redeem(params.requestState, caller, name)
-        options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
+        const state = await this.#open(params.requestState, caller, name)
+        if ('question' in state) {
+          if (this.questions === undefined) throw refused('this server asks no questions')
+          round = await this.questions.resume(state, params.inputResponses)
+        } else {
+          resumed = await this.continuations!.redeem(state)
+          options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
+        }
       }
       // The declaration the call runs with: the catalog may have been replaced during the await
       // above, and the pipeline finds its tool in the same turn as this look-up.
       tool = caller.get(name) ?? tool
-      result = await caller.invoke(name, input, withChannel(options, caller))
+      if (round === undefined) {
+        const channel = withChannel(options, caller)
+        // A 2026-07-28 client that can answer a question: the call may ask it, round by round.
+        round = modern && this.questions !== undefined && CallQuestions.canAsk(params._meta)
+          ? await this.questions.start(caller.principalId, name, async elicit => await caller.invoke(name, input, { ...channel, onElicit: elicit }))
+          : { result: caller.invoke(name, input, channel) }
+      }
+      if ('inputRequired' in round) return round.inputRequired
+      result = await round.result
     } catch (error) {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
       if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
@@ -207,10 +225,10 @@ export class McpProtocol {
     return complete(this.#successResult(tool, result, options.dryRun === true))
   }
 
-  async #redeem (state: unknown, caller: McpCaller, name: string): ReturnType<ApprovalContinuations['redeem']> {
+  async #open (state: unknown, caller: McpCaller, name: string): ReturnType<ApprovalContinuations['open']> {
     if (typeof state !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.requestState must be a string')
     if (this.continuations === undefined) throw new JsonRpcError(JSON_RPC.invalidParams, 'requestState refused: this server issues none')
-    return await this.continuations.redeem(state, caller.principalId, name)
+    return await this.continuations.open(state, caller.principalId, name)
   }
 
   #successResult (tool: AnyTool, result: InvokeResult, dryRun: boolean): string {

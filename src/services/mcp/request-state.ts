@@ -8,8 +8,8 @@ import { z } from 'zod'
  * principal and an approval) or make one the gateway would open, and a changed byte fails.
  */
 
-/** What a sealed state says: the call it continues, for whom, until when, and its nonce. */
-export const StatePayload = z.object({
+/** A call waiting for a person's approval: the approval, for whom, until when, and its nonce. */
+export const ApprovalState = z.object({
   /** Format version: a state sealed by an older gateway is refused, never misread. */
   v: z.literal(1),
   /** The approval this call waits for. */
@@ -21,6 +21,21 @@ export const StatePayload = z.object({
   /** Epoch ms after which the state is refused. */
   expiresAt: z.number().int(),
 }).strict()
+export type ApprovalState = z.infer<typeof ApprovalState>
+
+/** A running call that asked its caller a question: where it waits (this process), for whom, until when. */
+export const QuestionState = z.object({
+  v: z.literal(1),
+  /** The parked call's id, in the process that runs it. */
+  question: z.string().min(1).max(64),
+  principal: z.string().min(1),
+  tool: z.string().min(1),
+  expiresAt: z.number().int(),
+}).strict()
+export type QuestionState = z.infer<typeof QuestionState>
+
+/** What a sealed state says: the call it continues. */
+export const StatePayload = z.union([ApprovalState, QuestionState])
 export type StatePayload = z.infer<typeof StatePayload>
 
 const IV_BYTES = 12
