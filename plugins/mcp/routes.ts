@@ -5,7 +5,7 @@ import { requireScope } from '../../src/services/auth/index.js'
 import type { AnyTool, InvokeResult, ToolgateError } from '../../src/index.js'
 import type { GatewayCalls } from '../../src/services/calls/gateway-calls.js'
 import type { CallTracer } from '../observability/tracing.js'
-import { Cancellations } from '../../src/services/mcp/cancellations.js'
+import { CANCELLABLE, Cancellations } from '../../src/services/mcp/cancellations.js'
 import { classify, errorText, idOf, JSON_RPC, JsonRpcError, type JsonRpcId } from '../../src/services/mcp/json-rpc.js'
 import { envelopeBounds, tooComplexMessage } from '../../src/services/mcp/envelope.js'
 import { boundBreachOf, type InputBounds } from '../../src/core/input-bounds.js'
@@ -120,7 +120,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     }
     if (call.method === 'tools/call' || call.method === 'resources/read' || call.method === 'prompts/get') requireScope(request.principal, SCOPES.call)
     else if (LISTS.has(call.method)) requireScope(request.principal, SCOPES.read)
-    const cancel = call.method === 'tools/call' ? cancellations.open(scope, id) : undefined
+    const cancel = CANCELLABLE.has(call.method) ? cancellations.open(scope, id) : undefined
     // A client that takes events may be told of progress before the result: the answer becomes a stream then.
     const events = call.method === 'tools/call' && acceptsEvents(request.headers.accept) ? new EventStream(reply) : undefined
     try {

@@ -13,7 +13,7 @@ import { SLOW } from '../slow.js'
 import { fileURLToPath } from 'node:url'
 import { Client as ModernClient } from '@modelcontextprotocol/client'
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
-import { bothEras, EVERYTHING, upstreamsFile } from '../upstreams/helpers.js'
+import { bothEras, EVERYTHING, fixture, linesOf, tempDir, upstreamsFile } from '../upstreams/helpers.js'
 import { modernClient, sdkClient } from './helpers.js'
 
 /*
@@ -127,6 +127,25 @@ describe('resources and prompts of upstream servers over MCP', { timeout: SLOW.P
     await expect.poll(() => auditLines().filter(line => line.principal === 'caller').map(line => line.tool), { timeout: 5_000 }).toEqual(expect.arrayContaining(['everything_mcp_resources_read', 'everything_mcp_prompts_get']))
     // Refused reads (the test before) never became calls: only the ones that ran are there.
     expect(auditLines().filter(line => line.tool === 'everything_mcp_resources_read' && line.principal === 'caller').every(line => line.status === 200)).toBe(true)
+  })
+})
+
+describe('a client\'s cancel of a read', { timeout: SLOW.PROCESS_MS }, () => {
+  it('reaches the upstream server as notifications/cancelled', async () => {
+    const dir = tempDir()
+    const slow = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: upstreamsFile({ mcpServers: { up: fixture(dir) } }) }), tools: [] })
+    try {
+      const client = await sdkClient(new URL(`${await slow.listen({ host: '127.0.0.1', port: 0 })}/mcp`), KEYS.caller)
+      const controller = new AbortController()
+      const reading = client.readResource({ uri: 'fixture://slow' }, { signal: controller.signal }).catch((error: unknown) => error)
+      await expect.poll(() => linesOf(dir, 'calls.log').some(line => line.includes('fixture://slow')), { timeout: 5_000 }).toBe(true)
+      controller.abort()
+      await reading
+      await expect.poll(() => linesOf(dir, 'cancelled.log'), { timeout: 5_000 }).toContain('fixture://slow')
+      await client.close()
+    } finally {
+      await slow.close()
+    }
   })
 })
 

@@ -15,9 +15,12 @@ export class CancelledSignal implements CancelSignal {
   }
 }
 
+/** The methods whose request runs a call through the pipeline: a client may cancel them. */
+export const CANCELLABLE: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get'])
+
 /**
- * The `tools/call` requests in flight in this process, so that `notifications/cancelled` (a
- * separate POST in a stateless server) can abort one. A request id is the client's own
+ * The requests that run a call (`CANCELLABLE`) in flight in this process, so that
+ * `notifications/cancelled` (a separate POST in a stateless server) can abort one. A request id is the client's own
  * counter, so ids are kept per caller (`scope`); when two calls of one scope share an id the
  * notification is ambiguous and cancels nothing rather than the wrong call. On another
  * replica the notification finds nothing: closing the stream is the cancellation that always

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import type { CancelSignal } from '../../core/abort.js'
 import { boundBreachOf, type InputBounds } from '../../core/input-bounds.js'
 import { envelopeBounds, tooComplexMessage } from './envelope.js'
-import { Cancellations } from './cancellations.js'
+import { CANCELLABLE, Cancellations } from './cancellations.js'
 import { classify, errorText, idOf, JSON_RPC, type JsonRpcId } from './json-rpc.js'
 import { envelopeVersionOf, MODERN_VERSIONS } from './modern.js'
 import type { McpAnswer, McpCaller, McpProtocol } from './protocol.js'
@@ -85,7 +85,7 @@ export async function serveStdio (options: StdioOptions): Promise<void> {
       continue
     }
     const id = call.id
-    const cancel = call.method === 'tools/call' ? cancellations.open('', id) : undefined
+    const cancel = CANCELLABLE.has(call.method) ? cancellations.open('', id) : undefined
     // Over stdio there are no headers to check: the envelope alone says which revision speaks.
     const version = envelopeVersionOf(call)
     if (version !== undefined && !MODERN_VERSIONS.includes(version)) {

@@ -271,9 +271,10 @@ export class UpstreamConnection {
     try {
       await withTimeout(client.connect(transport, { timeout }), timeout, 'connecting')
       const tools = await withTimeout(this.#listTools(client), timeout, 'listing its tools')
-      const features = await withTimeout(listFeatures(client, kind => { this.#truncated(kind) }), timeout, 'listing its resources and prompts').catch((error: unknown) => {
-        // The tools serve without them: a server whose listing of resources fails is no server down.
-        this.#log('warn', { err: error }, 'listing the server\'s resources and prompts failed; serving its tools without them')
+      const failed = (kind: string, error: unknown): void => { this.#log('warn', { err: error }, `listing the server's ${kind} failed; serving the rest without them`) }
+      // The tools serve without them: a server whose listing of resources fails is no server down.
+      const features = await withTimeout(listFeatures(client, kind => { this.#truncated(kind) }, failed), timeout, 'listing its resources and prompts').catch((error: unknown) => {
+        failed('resources and prompts', error)
         return NO_FEATURES
       })
       if (this.#closed() || this.#client !== client) {
@@ -372,7 +373,7 @@ export class UpstreamConnection {
     try {
       const features = kind === 'prompts'
         ? { ...this.#features, prompts: await listPrompts(client, onTruncated) }
-        : { ...this.#features, resources: await listResources(client, onTruncated), templates: await listTemplates(client, onTruncated) }
+        : { ...this.#features, resources: await listResources(client, onTruncated), templates: await listTemplates(client, onTruncated).catch(() => this.#features.templates) }
       if (client === this.#client) this.#setFeatures(features)
     } catch (error) {
       this.#log('warn', { err: error }, `the server said its ${kind} changed, but listing them failed; keeping the ones it had`)

@@ -17,16 +17,19 @@ const MAX_PAGES = 100
 /**
  * A server's resources, resource templates and prompts, every page, for the kinds its
  * capabilities declare (a server that declares none is asked nothing). Past
- * `MAX_FEATURE_ITEMS` of a kind, the rest is left out, and `onTruncated` told.
+ * `MAX_FEATURE_ITEMS` of a kind, the rest is left out, and `onTruncated` told. A kind whose
+ * listing fails (many servers with resources answer no templates) is none, `onFailed` told:
+ * the others still serve.
  */
-export async function listFeatures (client: Client, onTruncated: (kind: string) => void): Promise<ServerFeatures> {
+export async function listFeatures (client: Client, onTruncated: (kind: string) => void, onFailed: (kind: string, error: unknown) => void): Promise<ServerFeatures> {
   const capabilities = client.getServerCapabilities() ?? {}
   const resources = capabilities.resources !== undefined
   const prompts = capabilities.prompts !== undefined
+  const none = (kind: string) => (error: unknown): [] => { onFailed(kind, error); return [] }
   const [listedResources, listedTemplates, listedPrompts] = await Promise.all([
-    resources ? listResources(client, onTruncated) : [],
-    resources ? listTemplates(client, onTruncated) : [],
-    prompts ? listPrompts(client, onTruncated) : [],
+    resources ? listResources(client, onTruncated).catch(none('resources')) : [],
+    resources ? listTemplates(client, onTruncated).catch(none('resource templates')) : [],
+    prompts ? listPrompts(client, onTruncated).catch(none('prompts')) : [],
   ])
   return { resources: listedResources, templates: listedTemplates, prompts: listedPrompts }
 }
