@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { TOOL_ID } from '../core/define-tool.js'
 import { CORE_DEFAULTS } from '../core/options.js'
 import { DEFAULT_INPUT_BOUNDS, MAX_DEPTH_BOUND, type InputBounds } from '../core/input-bounds.js'
+import { isLoopback } from './loopback.js'
 
 const boolFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1')])
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
@@ -293,12 +294,6 @@ function isAddressOrRange (value: string): boolean {
   const family = isIP(value.slice(0, slash))
   const bits = value.slice(slash + 1)
   return family !== 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
-}
-
-function isLoopback (host: string): boolean {
-  if (host === 'localhost') return true
-  if (isIP(host) === 4) return host.startsWith('127.')
-  return host === '::1' || host === '[::1]'
 }
 
 /**

@@ -18,11 +18,11 @@ export interface Issuer {
 const ACCESS_TOKEN_TTL_SEC = 33
 
 /**
- * A real OpenID provider (`oidc-provider`) on loopback, its development login and consent
+ * A real OpenID provider (`oidc-provider`) on a loopback address (`host`), its development login and consent
  * pages on: any login and password sign in as that login. Access tokens are JWTs for the
  * audience `toolgate`, carrying `tools:read tools:approve` when asked for.
  */
-export async function startIssuer (): Promise<Issuer> {
+export async function startIssuer (host = '127.0.0.1'): Promise<Issuer> {
   let provider: Provider | undefined
   const grants: string[] = []
   let revocations = 0
@@ -30,8 +30,8 @@ export async function startIssuer (): Promise<Issuer> {
     if (provider === undefined) response.writeHead(503).end()
     else provider.callback()(request, response)
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  await new Promise<void>(resolve => server.listen(0, host, resolve))
+  const url = `http://${host}:${(server.address() as AddressInfo).port}`
   return {
     url,
     grants,

@@ -52,3 +52,20 @@ describe('the approvals page\'s sign-in sessions', () => {
     expect((error as GatewayError).extensions.retryAfter).toBe(5)
   })
 })
+
+describe('the sign-in issuer on this machine', () => {
+  it('may be plain http on any loopback address, 127.0.0.2 as well as 127.0.0.1', async () => {
+    const { startIssuer } = await import('../browser/oidc-issuer.js')
+    const issuer = await startIssuer('127.0.0.2')
+    try {
+      await issuer.start({ id: 'page', secret: 'page-secret-0123456789', redirectUri: 'http://127.0.0.1:3000/approvals/callback' })
+      const store = new MemoryKeyedStore(100)
+      const signIn = new OidcSignIn({ issuer: issuer.url, clientId: 'page', clientSecret: 'page-secret-0123456789', scope: 'openid', sessionTtlMs: 3_600_000, store })
+      const { url } = await signIn.begin('http://127.0.0.1:3000/approvals/callback')
+      expect(url.startsWith(`${issuer.url}/`)).toBe(true)
+      expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256')
+    } finally {
+      await issuer.close()
+    }
+  })
+})

@@ -3,6 +3,7 @@ import * as client from 'openid-client'
 import { z } from 'zod'
 import { GatewayError } from '../../../core/errors.js'
 import type { KeyedStore } from './keyed-store.js'
+import { isLoopback } from '../../loopback.js'
 
 export interface OidcSignInOptions {
   /** `JWT_ISSUER`: its `/.well-known/openid-configuration` says where everything is. */
@@ -160,8 +161,8 @@ export class OidcSignIn {
 async function discover (options: OidcSignInOptions): Promise<client.Configuration> {
   const issuer = new URL(options.issuer)
   const auth = options.clientSecret === undefined ? client.None() : client.ClientSecretBasic(options.clientSecret)
-  // Plain http only for an issuer on this machine (a development or test provider).
-  const insecure = issuer.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname)
+  // Plain http only for an issuer on this machine (a development or test provider): any loopback address.
+  const insecure = issuer.protocol === 'http:' && isLoopback(issuer.hostname)
   return await client.discovery(issuer, options.clientId, undefined, auth, { timeout: 10, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) })
 }
 
