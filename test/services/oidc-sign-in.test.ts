@@ -1,4 +1,8 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { buildApp } from '../../plugins/app.js'
+import { loadConfig } from '../../src/services/config.js'
 import { GatewayError } from '../../src/index.js'
 import { MemoryKeyedStore } from '../../src/services/approvals/sign-in/keyed-store.js'
 import { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
@@ -66,6 +70,48 @@ describe('the sign-in issuer on this machine', () => {
       expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256')
     } finally {
       await issuer.close()
+    }
+  })
+})
+
+describe('the sign-in checked at start-up', () => {
+  const answering = async (handler: Parameters<typeof createServer>[1]): Promise<{ url: string, close: () => void }> => {
+    const server = createServer(handler)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => { server.close() } }
+  }
+  const check = async (issuer: string): Promise<string | undefined> => await new OidcSignIn({ issuer, clientId: 'page', scope: 'openid', sessionTtlMs: 60_000, store: new MemoryKeyedStore(10) }).check()
+
+  it('refuses a setting that cannot work, naming it and why', async () => {
+    const notFound = await answering((_request, response) => { response.writeHead(404).end() })
+    const other = await answering((_request, response) => { response.writeHead(200, { 'content-type': 'application/json' }).end('{"issuer":"https://elsewhere.example"}') })
+    try {
+      await expect(check(notFound.url)).rejects.toThrow(/invalid setting "JWT_ISSUER".*answers 404 at \/\.well-known\/openid-configuration/)
+      await expect(check(other.url)).rejects.toThrow(/serves the metadata of another issuer/)
+      await expect(check('http://issuer.example')).rejects.toThrow(/plain http off this machine/)
+    } finally {
+      notFound.close()
+      other.close()
+    }
+  })
+
+  it('an issuer that is down now is not a wrong setting: it says why, and the first sign-in asks again', async () => {
+    const unavailable = await answering((_request, response) => { response.writeHead(503).end() })
+    try {
+      expect(await check('http://127.0.0.1:9')).toMatch(/fetch failed/)
+      expect(await check(unavailable.url)).toMatch(/status code/)
+    } finally {
+      unavailable.close()
+    }
+  })
+
+  it('a gateway whose sign-in cannot work does not start', async () => {
+    const notFound = await answering((_request, response) => { response.writeHead(404).end() })
+    try {
+      const config = loadConfig({ JWT_ISSUER: notFound.url, JWT_AUDIENCE: 'toolgate', JWT_JWKS_URL: `${notFound.url}/jwks`, JWT_ALGORITHMS: 'RS256', APPROVALS_OIDC_CLIENT_ID: 'page' }, {})
+      await expect(buildApp({ config, tools: [] })).rejects.toThrow(/APPROVALS_OIDC_CLIENT_ID is set.*no OpenID Connect issuer/)
+    } finally {
+      notFound.close()
     }
   })
 })

@@ -93,6 +93,9 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
       })
     }
     const people = approvalPeopleServices(config, redis, options.prefix)
+    // A sign-in that cannot work stops the start (naming the setting); an issuer down now is asked again at the first sign-in.
+    const down = await people.signIn?.check()
+    if (down !== undefined) log.warn({ issuer: config.jwt?.issuer, err: down }, 'the approvals page\'s sign-in issuer cannot be reached now; the first sign-in asks again')
     if (people.webhookMetrics !== undefined) metrics.register(people.webhookMetrics.family)
     closers.push(() => {
       const stopped = people.webhooks?.close() ?? 0

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import * as client from 'openid-client'
 import { z } from 'zod'
 import { GatewayError } from '../../../core/errors.js'
+import { ConfigError } from '../../config.js'
 import type { KeyedStore } from './keyed-store.js'
 import { isLoopback } from '../../loopback.js'
 
@@ -148,6 +149,23 @@ export class OidcSignIn {
     return next.accessToken
   }
 
+  /**
+   * At start-up: the issuer discovered once. A setting that cannot work (no OpenID issuer there,
+   * another issuer's metadata, plain http off this machine) throws a `ConfigError` naming it;
+   * an issuer that cannot be reached now (down, 5xx, slow) answers why, and the first sign-in
+   * asks again.
+   */
+  async check (): Promise<string | undefined> {
+    try {
+      const configuration = await discover(this.#options)
+      this.#configuration = Promise.resolve(configuration)
+      return undefined
+    } catch (error) {
+      if (isOutage(error)) return (error as Error).message
+      throw new ConfigError(`invalid setting "JWT_ISSUER" for the approvals page's sign-in (APPROVALS_OIDC_CLIENT_ID is set): ${this.#options.issuer} ${whyNot(error)}`)
+    }
+  }
+
   /** Discovered once; a failure is retried by the next sign-in instead of being remembered. */
   async #discovered (): Promise<client.Configuration> {
     this.#configuration ??= discover(this.#options).catch((error: unknown) => {
@@ -164,6 +182,21 @@ async function discover (options: OidcSignInOptions): Promise<client.Configurati
   // Plain http only for an issuer on this machine (a development or test provider): any loopback address.
   const insecure = issuer.protocol === 'http:' && isLoopback(issuer.hostname)
   return await client.discovery(issuer, options.clientId, undefined, auth, { timeout: 10, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) })
+}
+
+/** The issuer is there but cannot answer now: the network, a timeout, a 5xx or 429. */
+function isOutage (error: unknown): boolean {
+  if (error instanceof TypeError || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) return true
+  const status = error instanceof client.ClientError && error.cause instanceof Response ? error.cause.status : undefined
+  return status !== undefined && (status >= 500 || status === 429)
+}
+
+function whyNot (error: unknown): string {
+  if (!(error instanceof client.ClientError)) return `cannot be used: ${error instanceof Error ? error.message : String(error)}`
+  if (error.code === 'OAUTH_HTTP_REQUEST_FORBIDDEN') return 'is plain http off this machine: an issuer must be https (http only on loopback)'
+  if (error.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED') return 'serves the metadata of another issuer (its "issuer" differs): set JWT_ISSUER to exactly the issuer it names'
+  if (error.cause instanceof Response) return `answers ${error.cause.status} at /.well-known/openid-configuration: it is no OpenID Connect issuer`
+  return `is no OpenID Connect issuer: ${error.message}`
 }
 
 function tokenFields (tokens: client.TokenEndpointResponse, now: number): Omit<Session, 'endsAt'> {
