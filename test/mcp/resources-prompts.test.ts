@@ -142,6 +142,8 @@ describe('a client\'s cancel of a read', { timeout: SLOW.PROCESS_MS }, () => {
       controller.abort()
       await reading
       await expect.poll(() => linesOf(dir, 'cancelled.log'), { timeout: 5_000 }).toContain('fixture://slow')
+      // A URI the server reads without listing it (as a tool's resource_link may name one) goes to the only server that reads.
+      expect((await client.readResource({ uri: 'fixture://echo/hello' })).contents).toEqual([{ uri: 'fixture://echo/hello', mimeType: 'text/plain', text: 'hello' }])
       await client.close()
     } finally {
       await slow.close()
@@ -159,6 +161,9 @@ describe('a resource larger than MAX_RESPONSE_BYTES', { timeout: SLOW.PROCESS_MS
       expect(failure).toMatchObject({ code: -32603, data: { problem: { status: 502, code: 'TOOLGATE_UPSTREAM_FAILED', detail: expect.stringContaining('larger than the gateway\'s limit of 9000 bytes') } } })
       expect((await client.readResource({ uri: 'demo://resource/static/document/architecture.md' })).contents[0]).toMatchObject({ mimeType: 'text/markdown' })
       expect(await client.callTool({ name: 'everything_echo', arguments: { message: 'still here' } })).toMatchObject({ isError: false })
+      // The only server that reads resources is asked for a URI it does not list (a tool's resource_link may name one).
+      const unlisted = await client.readResource({ uri: 'demo://resource/unlisted/1' }).then(() => undefined, (error: unknown) => error)
+      expect(unlisted).toMatchObject({ code: -32002, data: { uri: 'demo://resource/unlisted/1' } })
       await client.close()
     } finally {
       await bounded.close()

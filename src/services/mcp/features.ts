@@ -50,7 +50,9 @@ export async function readResource (params: Record<string, unknown>, features: M
   if (typeof uri !== 'string' || uri === '' || uri.length > MAX_NAME) throw invalid('/params/uri', `params.uri must be a string of 1 to ${MAX_NAME} characters`)
   const run = features?.resource(uri)
   if (run === undefined) throw new JsonRpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri}`, { uri })
-  return await answer(run, features!, error => error.code === 'TOOLGATE_NOT_FOUND' ? new JsonRpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri}`, { uri }) : undefined)
+  // The server's own refusal of the URI (not found, or invalid params as some servers say it) is not found.
+  const unknown = (error: GatewayError): boolean => error.code === 'TOOLGATE_NOT_FOUND' || (error.code === 'TOOLGATE_INVALID_INPUT' && error.extensions.upstream !== undefined)
+  return await answer(run, features!, error => unknown(error) ? new JsonRpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri}`, { uri }) : undefined)
 }
 
 /** `prompts/get`: the arguments checked against the prompt's own declaration first, then the server's messages as it sent them. */

@@ -114,12 +114,16 @@ export class UpstreamFeatures {
 
   /**
    * Where a read of `uri` goes: the first server (in file order) that lists it, else the first
-   * whose template matches it; undefined when none does or the rules hide it from `caller`.
+   * whose template matches it, else the only server that reads resources at all (servers read
+   * more than they list: a tool's `resource_link`); undefined when none does or the rules hide
+   * it from `caller`.
    */
   resource (uri: string, caller: Caller): FeatureCall | undefined {
     if (!isActive(this.#resources, uri, caller)) return undefined
-    const owner = this.#connections.find(connection => connection.features.resources.some(resource => resource.uri === uri)) ??
-      this.#connections.find(connection => connection.features.templates.some(template => matches(template.uriTemplate, uri)))
+    const readers = this.#connections.filter(connection => connection.features.readable)
+    const owner = readers.find(connection => connection.features.resources.some(resource => resource.uri === uri)) ??
+      readers.find(connection => connection.features.templates.some(template => matches(template.uriTemplate, uri))) ??
+      (readers.length === 1 ? readers[0] : undefined)
     if (owner === undefined) return undefined
     return { tool: this.#tools.get(owner.config.name)!.read, input: { uri } }
   }

@@ -2,12 +2,14 @@ import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate
 
 /** What a server offers beside its tools, as it last listed them. */
 export interface ServerFeatures {
+  /** The server declared resources: it may read URIs it does not list (a tool's `resource_link`). */
+  readonly readable: boolean
   readonly resources: readonly Resource[]
   readonly templates: readonly ResourceTemplate[]
   readonly prompts: readonly Prompt[]
 }
 
-export const NO_FEATURES: ServerFeatures = Object.freeze({ resources: [], templates: [], prompts: [] })
+export const NO_FEATURES: ServerFeatures = Object.freeze({ readable: false, resources: [], templates: [], prompts: [] })
 
 /** At most this many of each kind are taken from one server (a listing is held in memory and sent whole). */
 export const MAX_FEATURE_ITEMS = 1_000
@@ -31,7 +33,7 @@ export async function listFeatures (client: Client, onTruncated: (kind: string) 
     resources ? listTemplates(client, onTruncated).catch(none('resource templates')) : [],
     prompts ? listPrompts(client, onTruncated).catch(none('prompts')) : [],
   ])
-  return { resources: listedResources, templates: listedTemplates, prompts: listedPrompts }
+  return { readable: resources, resources: listedResources, templates: listedTemplates, prompts: listedPrompts }
 }
 
 export async function listResources (client: Client, onTruncated: (kind: string) => void): Promise<Resource[]> {
