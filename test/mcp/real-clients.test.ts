@@ -1,4 +1,4 @@
-import { execFile, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -14,7 +14,7 @@ import { buildApp } from '../../plugins/app.js'
 import { loadConfig } from '../../src/services/config.js'
 import { API_KEYS, KEYS } from '../http/helpers.js'
 import { SLOW } from '../slow.js'
-import { EVERYTHING, upstreamsFile } from '../upstreams/helpers.js'
+import { directEverything, EVERYTHING_SERVER, upstreamsFile } from '../upstreams/helpers.js'
 
 /*
  * Clients nobody here wrote, as their users run them, against a gateway that fronts
@@ -30,22 +30,19 @@ const MCP_REMOTE = join(dirname(require.resolve('mcp-remote/package.json')), 'di
 const INSPECTOR = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'index.js')
 const DOC = 'demo://resource/static/document/architecture.md'
 
-const children: ChildProcess[] = []
 let app: FastifyInstance
 let url: URL
 let direct: Client
 
 beforeAll(async () => {
-  const file = upstreamsFile({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } })
+  const file = upstreamsFile({ mcpServers: { everything: EVERYTHING_SERVER } })
   app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [] })
   url = new URL(`${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`)
-  direct = new Client({ name: 'direct', version: '1.0.0' })
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+  direct = await directEverything()
 }, SLOW.PROCESS_MS)
 afterAll(async () => {
   await direct?.close()
   await app?.close()
-  for (const child of children) child.kill('SIGKILL')
 })
 
 describe('real MCP clients against the gateway', { timeout: SLOW.PROCESS_MS }, () => {

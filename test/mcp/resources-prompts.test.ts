@@ -13,7 +13,7 @@ import { SLOW } from '../slow.js'
 import { fileURLToPath } from 'node:url'
 import { Client as ModernClient } from '@modelcontextprotocol/client'
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
-import { bothEras, EVERYTHING, fixture, linesOf, tempDir, upstreamsFile } from '../upstreams/helpers.js'
+import { bothEras, directEverything, EVERYTHING_SERVER, fixture, linesOf, tempDir, upstreamsFile } from '../upstreams/helpers.js'
 import { modernClient, sdkClient } from './helpers.js'
 
 /*
@@ -37,12 +37,11 @@ beforeAll(async () => {
     resources: { [HIDDEN_DOC]: { active: '\'tools:escalate\' in principal.scopes' } },
     prompts: { 'everything_completable_*': { active: false } },
   })
-  stdioFile = upstreamsFile({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, prompts: { 'everything_completable_*': { active: false } } })
+  stdioFile = upstreamsFile({ mcpServers: { everything: EVERYTHING_SERVER }, prompts: { 'everything_completable_*': { active: false } } })
   auditFile = join(mkdtempSync(join(tmpdir(), 'toolgate-audit-')), 'audit.log')
   app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file, auditLog: auditFile }), tools: [] })
   url = new URL(`${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`)
-  direct = new DirectClient({ name: 'direct', version: '1.0.0' })
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+  direct = await directEverything()
 }, SLOW.PROCESS_MS)
 afterAll(async () => {
   await direct?.close()

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { z } from 'zod'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,7 +8,7 @@ import { loadConfig } from '../../src/services/config.js'
 import { API_KEYS, auth, KEYS } from '../http/helpers.js'
 import { modernClient, sdkClient } from '../mcp/helpers.js'
 import { SLOW } from '../slow.js'
-import { EVERYTHING, upstreamsFile } from './helpers.js'
+import { directEverything, EVERYTHING_SERVER, upstreamsFile } from './helpers.js'
 
 /*
  * Over MCP, an upstream tool's result is its own content blocks and structured content, as its
@@ -29,12 +28,11 @@ let mcpUrl: URL
 let direct: Client
 
 beforeAll(async () => {
-  const file = upstreamsFile({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } })
+  const file = upstreamsFile({ mcpServers: { everything: EVERYTHING_SERVER } })
   app = await buildApp({ config: loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: file }), tools: [chart as unknown as AnyTool] })
   const address = await app.listen({ host: '127.0.0.1', port: 0 })
   mcpUrl = new URL(`${address}/mcp`)
-  direct = new Client({ name: 'direct', version: '1' })
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+  direct = await directEverything()
 }, SLOW.PROCESS_MS)
 afterAll(async () => {
   await direct?.close()

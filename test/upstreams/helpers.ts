@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { freePort } from '../../scripts/lib/free-port.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 export { freePort }
 
@@ -123,4 +125,14 @@ export async function bothEras (children: ChildProcess[]): Promise<Record<string
     everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
     modern: { type: 'http', url: `http://127.0.0.1:${modern.port}/mcp` },
   }
+}
+
+/** server-everything over stdio, as the `mcpServers` entry of an upstreams file. */
+export const EVERYTHING_SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] }
+
+/** The official SDK client connected to a server-everything of its own: what the server answers when asked directly. */
+export async function directEverything (): Promise<Client> {
+  const client = new Client({ name: 'direct', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+  return client
 }

@@ -119,18 +119,36 @@ export class UpstreamConnection {
 
   /** Call tool `name` of this server; answers its result or throws an `UpstreamError`. */
   async call (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
+    return await this.#inSlot(call, name, async () => await this.#send(name, args, call))
+  }
+
+  /** `resources/read` on this server: its result as sent (the SDK checks its shape), or an `UpstreamError`. */
+  async readResource (uri: string, call: UpstreamCall): Promise<ReadResourceResult> {
+    return await this.#request(call, uri, async client => await client.readResource({ uri, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
+  }
+
+  /** `prompts/get` on this server. */
+  async getPrompt (name: string, args: Record<string, string>, call: UpstreamCall): Promise<GetPromptResult> {
+    return await this.#request(call, name, async client => await client.getPrompt({ name, arguments: args, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
+  }
+
+  /**
+   * One request in one of the server's slots. A connection lost under it: a read-only one
+   * changed nothing and is sent once more on the next connection; any other may have taken
+   * effect, so its outcome is unknown and it is never sent twice. `send` maps every other failure.
+   */
+  async #inSlot<T> (call: UpstreamCall, what: string, send: () => Promise<T>): Promise<T> {
     const release = await this.#slots.acquire(call, this.config.name)
     try {
       try {
-        return await this.#send(name, args, call)
+        return await send()
       } catch (error) {
         if (!isConnectionLoss(error) || call.signal.aborted) throw error
         if (!call.readOnly) throw outcomeUnknown(this.config.name, error)
-        // A read-only call changed nothing: once more, on the next connection.
-        this.#log('warn', { err: error, tool: name }, 'the connection dropped during a read-only call; retrying it once on a fresh connection')
+        this.#log('warn', { err: error, tool: what }, 'the connection dropped during a read-only call; retrying it once on a fresh connection')
         if (!await this.#whenUp(call.signal, RETRY_WAIT_MS)) throw this.#unavailable()
         try {
-          return await this.#send(name, args, call)
+          return await send()
         } catch (again) {
           throw isConnectionLoss(again) && !call.signal.aborted ? upstreamFailed(this.config.name, again) : again
         }
@@ -140,30 +158,11 @@ export class UpstreamConnection {
     }
   }
 
-  /** `resources/read` on this server: its result as sent (the SDK checks its shape), or an `UpstreamError`. */
-  async readResource (uri: string, call: UpstreamCall): Promise<ReadResourceResult> {
-    return await this.#request(call, async client => await client.readResource({ uri, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
-  }
-
-  /** `prompts/get` on this server. */
-  async getPrompt (name: string, args: Record<string, string>, call: UpstreamCall): Promise<GetPromptResult> {
-    return await this.#request(call, async client => await client.getPrompt({ name, arguments: args, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
-  }
-
-  /** A read-only request other than a tool call: one of the server's slots, retried once on a fresh connection when the first one drops. */
-  async #request<T> (call: UpstreamCall, send: (client: Client) => Promise<T>): Promise<T> {
-    const release = await this.#slots.acquire(call, this.config.name)
-    try {
-      try {
-        return await this.#sendRequest(call, send)
-      } catch (error) {
-        if (!isConnectionLoss(error) || call.signal.aborted) throw this.#requestFailure(error, call)
-        if (!await this.#whenUp(call.signal, RETRY_WAIT_MS)) throw this.#unavailable()
-        return await this.#sendRequest(call, send).catch((again: unknown) => { throw this.#requestFailure(again, call) })
-      }
-    } finally {
-      release()
-    }
+  /** A request other than a tool call (a read, a get): its failures as the caller's errors, a lost connection left to `#inSlot`. */
+  async #request<T> (call: UpstreamCall, what: string, send: (client: Client) => Promise<T>): Promise<T> {
+    return await this.#inSlot(call, what, async () => await this.#sendRequest(call, send).catch((error: unknown) => {
+      throw isConnectionLoss(error) && !call.signal.aborted ? error : this.#requestFailure(error, call)
+    }))
   }
 
   async #sendRequest<T> (call: UpstreamCall, send: (client: Client) => Promise<T>): Promise<T> {
