@@ -30,8 +30,8 @@ export interface BuildOptions {
 async function upstreamsOf (config: Config, log: FastifyBaseLogger): Promise<Upstreams | undefined> {
   if (config.upstreamsFile === undefined) return undefined
   // The MCP client and CEL load only for a gateway that has upstreams.
-  const { startUpstreams } = await import('../src/services/upstreams/upstreams.js')
-  return await startUpstreams(config.upstreamsFile, { log, maxMessageBytes: config.maxResponseBytes })
+  const { startUpstreams, upstreamsOptionsOf } = await import('../src/services/upstreams/upstreams.js')
+  return await startUpstreams(config.upstreamsFile, upstreamsOptionsOf(config, log))
 }
 
 /**

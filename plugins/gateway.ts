@@ -31,6 +31,7 @@ import { ToolDocuments } from './openapi/tool-document.js'
 import { approvableBy } from './openapi/tool-operation.js'
 import { intentRoutes } from './tools/intents.js'
 import { toolRoutes } from './tools/routes.js'
+import { upstreamJwksRoute } from './tools/upstream-jwks.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
@@ -154,6 +155,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   if (config.metrics) await app.register(metricsPlugin, { metrics, openMetrics: options.tracing !== undefined })
   await app.register(healthRoutes, { catalog, upstreams })
   if (config.jwt !== undefined) await app.register(protectedResourceRoutes, { jwt: config.jwt })
+  const jwks = upstreams?.credentials?.jwks()
+  if (jwks !== undefined) await app.register(upstreamJwksRoute, { jwks })
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
   // One authenticated scope for every face that calls or decides tools: one admission hook
   // (one pressure monitor, one failed-authentication throttle) and one rate limiter, so a

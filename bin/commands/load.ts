@@ -19,8 +19,8 @@ export async function configAndTools (args: ParsedArgs, log: UpstreamLog = quiet
   if (!upstreamsOnly) prepareToolsDir(config.toolsDir)
   const local = upstreamsOnly ? [] : await loadToolsFromDir(config.toolsDir)
   if (config.upstreamsFile === undefined) return { config, local, tools: local }
-  const { startUpstreams } = await import('../../src/services/upstreams/upstreams.js')
-  const upstreams = await startUpstreams(config.upstreamsFile, { log, maxMessageBytes: config.maxResponseBytes })
+  const { startUpstreams, upstreamsOptionsOf } = await import('../../src/services/upstreams/upstreams.js')
+  const upstreams = await startUpstreams(config.upstreamsFile, upstreamsOptionsOf(config, log))
   return { config, local, tools: [...local, ...upstreams.tools()], upstreams }
 }
 

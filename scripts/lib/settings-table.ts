@@ -37,6 +37,8 @@ const SETTING_DOCS: Readonly<Record<string, string>> = {
   MCP_ALLOWED_ORIGINS: 'browser origins (comma-separated, `*` for any) that may call `POST /mcp` besides the gateway\'s own host; requests without `Origin` are not browsers and pass',
   MCP_APPROVAL_WAIT_MS: 'MCP 2026-07-28: how long a `tools/call` retried with the `requestState` of a pending approval waits for the decision before answering `input_required` again (the SDK clients retry by themselves)',
   MCP_STATE_SECRET: 'seals MCP `requestState` (AES-256-GCM; at least 32 characters). Unset: random per process, or shared through Redis with `REDIS_URL`; set it when replicas share no Redis',
+  CREDENTIALS_KEY: 'seals the upstream tokens replicas share in Redis (JWE, A256GCM): 32-byte keys in base64, comma-separated, the sealing one first (the others still open what they sealed: rotation). Required with `REDIS_URL` when an upstream declares an OAuth `auth`',
+  UPSTREAM_SIGNING_KEY: 'the PKCS#8 PEM private key (EC P-256/P-384, RSA or Ed25519) of the JWTs the gateway signs for upstreams that take its word for who calls (`auth.type: identity` with `jwt`); its public half is served at `/.well-known/jwks.json`. Unset: a key per process, which replicas do not share',
   DOCS_PUBLIC: 'serve `/openapi.json` (whole) to callers without credentials; otherwise it needs the same credentials as `GET /tools` and lists only the tools the caller may call',
   AUTH_DISABLED: 'serve anonymous callers on any address (you take responsibility)',
   METRICS: 'serve `/metrics` and count calls',

@@ -137,7 +137,7 @@ function intentOf (value: unknown, fail: (field: string, problem: string) => nev
 /** A frozen copy: what the listings say of a fronted tool cannot change after it is defined. */
 function originOf (value: unknown, fail: (field: string, problem: string) => never): ToolOrigin | undefined {
   if (value === undefined) return undefined
-  const { type, server, name, declaredBy, method, path } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
+  const { type, server, name, declaredBy, method, path, credential } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
   if (typeof type !== 'string' || typeof server !== 'string' || typeof name !== 'string' || typeof declaredBy !== 'object' || declaredBy === null) {
     return fail('origin', 'must be { type, server, name, declaredBy } when present')
   }
@@ -147,7 +147,14 @@ function originOf (value: unknown, fail: (field: string, problem: string) => nev
     by[field] = who as 'operator' | 'upstream' | 'default'
   }
   if ((method !== undefined && typeof method !== 'string') || (path !== undefined && typeof path !== 'string')) fail('origin', 'method and path must be strings when present')
-  return Object.freeze({ type, server, name, ...(method === undefined ? {} : { method: method as string }), ...(path === undefined ? {} : { path: path as string }), declaredBy: Object.freeze(by) })
+  if (credential !== undefined && credential !== 'client_credentials' && credential !== 'token_exchange' && credential !== 'identity') fail('origin', 'credential must be client_credentials, token_exchange or identity when present')
+  return Object.freeze({
+    type, server, name,
+    ...(method === undefined ? {} : { method: method as string }),
+    ...(path === undefined ? {} : { path: path as string }),
+    ...(credential === undefined ? {} : { credential: credential as NonNullable<ToolOrigin['credential']> }),
+    declaredBy: Object.freeze(by),
+  })
 }
 
 function checkTimeout (value: unknown, interactive: boolean, fail: (field: string, problem: string) => never): void {

@@ -151,6 +151,8 @@ export interface ToolOrigin {
   /** An HTTP operation's method and path template, as its document has them. */
   readonly method?: string
   readonly path?: string
+  /** How calls reach the upstream beyond its static headers (its `auth` mode); absent: those headers alone. */
+  readonly credential?: 'client_credentials' | 'token_exchange' | 'identity'
   /** For each declared field (`isReadOnly`, `effects`, ...): `operator`, `upstream` (its annotations) or `default`. */
   readonly declaredBy: Readonly<Record<string, 'operator' | 'upstream' | 'default'>>
 }

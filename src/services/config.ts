@@ -179,6 +179,10 @@ export const ConfigSchema = z.object({
    * shared through Redis when the gateway has one, so that any replica opens any replica's state.
    */
   mcpStateSecret: z.string().min(32, 'at least 32 characters of high-entropy secret').optional(),
+  /** Seals upstream tokens shared in Redis: 32-byte keys in base64, comma-separated, the sealing one first. */
+  credentialsKey: z.string().min(1).optional(),
+  /** The gateway's PKCS#8 PEM key for the JWTs it signs for upstreams (`auth.type: identity` with `jwt`). */
+  upstreamSigningKey: z.string().min(1).optional(),
   /** The audit trail: a file path (appended to, its hash chain continued) or `stdout`; unset, none is kept. */
   auditLog: z.string().min(1).optional(),
   /** Write each audited call's input, not only its digest (inputs may hold personal data). */
@@ -217,6 +221,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   APPROVAL_WEBHOOK_ATTEMPTS: 'approvalWebhookAttempts', APPROVAL_WEBHOOK_BACKOFF_MS: 'approvalWebhookBackoffMs', APPROVAL_WEBHOOK_TIMEOUT_MS: 'approvalWebhookTimeoutMs',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
   MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret',
+  CREDENTIALS_KEY: 'credentialsKey', UPSTREAM_SIGNING_KEY: 'upstreamSigningKey',
   AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
   AUDIT_FLUSH_MS: 'auditFlushMs', AUDIT_FSYNC: 'auditFsync',
 }

@@ -21,6 +21,8 @@ export interface CallFacts {
   readonly input: unknown
   /** The approval this call ran under, once approvals exist. */
   readonly approvalId?: string
+  /** How the call reached its upstream beyond static headers (`token_exchange`...): the mode, never the credential. */
+  readonly credential?: string
 }
 
 /**
@@ -35,7 +37,7 @@ export function callFields (record: CallRecord, facts: Omit<CallFacts, 'input'>,
     `,"executed":${record.executed},"dryRun":${record.dryRun},"escalated":${record.escalated}` +
     `,"durationMs":${number(Math.round(record.durationMs * 1000) / 1000)},"inputDigest":"${inner(inputDigest)}"` +
     `${inputJson === undefined ? '' : `,"input":${inputJson}`},"touched":${list(record.touchedResources)},"mutated":${list(record.mutatedResources)}` +
-    `,"debugSteps":${list(record.debugSteps)},"requestId":"${inner(facts.requestId)}"${optional('traceId', facts.traceId)}${optional('approvalId', facts.approvalId)}`
+    `,"debugSteps":${list(record.debugSteps)},"requestId":"${inner(facts.requestId)}"${optional('traceId', facts.traceId)}${optional('approvalId', facts.approvalId)}${optional('credential', facts.credential)}`
 }
 
 /** What JSON.stringify must handle itself: quotes, backslashes, control characters, surrogates (escaped when lone). */

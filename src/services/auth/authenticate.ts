@@ -2,6 +2,7 @@ import { SCOPES, type Principal } from '../../core/app-context.js'
 import type { Config } from '../config.js'
 import { GatewayError } from '../../core/errors.js'
 import { createApiKeyVerifier } from './api-keys.js'
+import { rememberBearer } from './caller-tokens.js'
 import { unauthenticated } from './challenge.js'
 import { looksLikeJwt, readCredential, type AuthHeaders } from './credentials.js'
 import { createJwtVerifier } from './jwt.js'
@@ -71,7 +72,8 @@ function apiKeyStep (config: AuthConfig): (key: string) => Principal {
 function jwtStep (verify: (token: string) => Promise<Principal>): (token: string) => Promise<Principal> {
   return async token => {
     try {
-      return await verify(token)
+      // Kept for an upstream that exchanges the caller's token for its own (RFC 8693).
+      return rememberBearer(await verify(token), token)
     } catch (error) {
       if (error instanceof JwtVerificationError) throw unauthenticated(error.reason, error.description, 'invalid_token', { cause: error })
       if (error instanceof JwksUnavailableError) {

@@ -124,7 +124,12 @@ export class GatewayCalls {
     span?.end(record, call.approvalId)
     const { audit } = this.#options
     if (audit !== undefined && AuditTrail.covers(record)) {
-      audit.call(record, { principal: origin.app.principal.id, source: origin.source, requestId: origin.app.requestId, traceId: span?.traceId, input: call.input, ...(call.approvalId === undefined ? {} : { approvalId: call.approvalId }) })
+      const credential = this.#options.catalog.get(record.toolId)?.origin?.credential
+      audit.call(record, {
+        principal: origin.app.principal.id, source: origin.source, requestId: origin.app.requestId, traceId: span?.traceId, input: call.input,
+        ...(call.approvalId === undefined ? {} : { approvalId: call.approvalId }),
+        ...(credential === undefined ? {} : { credential }),
+      })
     }
     this.#log(origin, call, record)
   }

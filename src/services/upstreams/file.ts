@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { EFFECTS } from '../../core/tool.js'
 import { TOOL_ID } from '../../core/define-tool.js'
 import { ConfigError } from '../config.js'
+import { AuthSchema, authConfigOf, type AuthConfig } from './credentials/declaration.js'
 
 /*
  * The upstreams file: the `mcpServers` object that Claude Desktop, Cursor and mcpo read,
@@ -43,6 +44,8 @@ const RemoteServer = z.object({
   type: z.enum(REMOTE_TYPES).optional(),
   url: z.string().min(1),
   headers: z.record(z.string(), z.string()).default({}),
+  /** Who the server sees: the gateway's own OAuth token, the caller's exchanged, or the caller asserted (see credentials/). */
+  auth: AuthSchema.optional(),
   ...Ours,
 }).strict()
 
@@ -53,6 +56,7 @@ const OpenApiService = z.object({
   baseUrl: z.string().min(1).optional(),
   /** Sent with every call (the service's credentials); never shown to callers. */
   headers: z.record(z.string(), z.string()).default({}),
+  auth: AuthSchema.optional(),
   /** operationIds or globs over them; absent: every operation. */
   include: z.array(z.string().min(1)).optional(),
   exclude: z.array(z.string().min(1)).default([]),
@@ -121,6 +125,8 @@ export interface RemoteServerConfig {
   readonly transport: 'http' | 'sse'
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** Absent: `headers` alone (the static mode). */
+  readonly auth?: AuthConfig
   readonly required: boolean
   readonly maxInFlight: number
   readonly maxQueue: number
@@ -138,6 +144,7 @@ export interface OpenApiServiceConfig {
   /** Absent: taken from the document's `servers`. */
   readonly baseUrl?: string
   readonly headers: Readonly<Record<string, string>>
+  readonly auth?: AuthConfig
   readonly include?: readonly string[]
   readonly exclude: readonly string[]
   readonly maxInFlight: number
@@ -223,11 +230,13 @@ function serviceOf (name: string, value: unknown, path: string, env: NodeJS.Proc
     if (/[\r\n\0]/.test(headers[key])) fail(`${at}.headers.${key}`, 'a header value cannot hold a line break')
     if (headers[key].length >= 8) secrets.push(headers[key])
   }
+  const auth = service.auth === undefined ? undefined : authConfigOf(service.auth, at, expand, fail, secrets)
   return {
     name,
     document,
     ...(baseUrl === undefined ? {} : { baseUrl }),
     headers,
+    ...(auth === undefined ? {} : { auth }),
     ...(service.include === undefined ? {} : { include: service.include }),
     exclude: service.exclude,
     maxInFlight: service.maxInFlight,
@@ -296,7 +305,8 @@ function serverOf (name: string, value: unknown, path: string, env: NodeJS.Proce
   }
   // A token in the URL itself (`?key=...`) is as secret as a header.
   if (parsedUrl.search !== '' || parsedUrl.password !== '') secrets.push(url)
-  return { ...common, transport: remote.type === 'sse' ? 'sse' : 'http', url, headers }
+  const auth = remote.auth === undefined ? undefined : authConfigOf(remote.auth, at, expand, fail, secrets)
+  return { ...common, transport: remote.type === 'sse' ? 'sse' : 'http', url, headers, ...(auth === undefined ? {} : { auth }) }
 }
 
 /** `${NAME}` from the environment; an unset (or empty) one is refused through `missing`. */

@@ -3,7 +3,7 @@ import type { GatewayApp } from '../../core/app-context.js'
 import { defineTool } from '../../core/define-tool.js'
 import type { z } from 'zod'
 import type { AnyTool, ToolDeclaration } from '../../core/tool.js'
-import { ConfigError } from '../config.js'
+import { ConfigError, type Config } from '../config.js'
 import { StartError } from '../start-error.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection } from './mcp/connection.js'
@@ -16,6 +16,7 @@ import { idPartOf, upstreamToolId } from './names.js'
 import { operationDeclarationOf } from './openapi/declarations.js'
 import type { OperationPlan } from './openapi/operation.js'
 import { OpenApiService } from './openapi/service.js'
+import { Credentials, type CredentialSettings } from './credentials/credentials.js'
 
 /*
  * Every upstream of the upstreams file, owned by one object: it starts them (children and
@@ -30,6 +31,10 @@ export interface UpstreamsOptions {
   /** How long each server's first connection may take at start-up. */
   readonly connectTimeoutMs?: number
   readonly backoff?: { readonly initialMs: number, readonly maxMs: number }
+  /** The gateway's tool timeout: a call's credential may take a share of it. */
+  readonly toolTimeoutMs?: number
+  /** Where upstream tokens are shared and sealed, and the gateway's signing key (see credentials/). */
+  readonly credentials?: Omit<CredentialSettings, 'log'>
 }
 
 type Tools = readonly AnyTool<GatewayApp>[]
@@ -56,10 +61,13 @@ export class Upstreams {
   readonly #up: GaugeFamily
   readonly #restarts: CounterFamily
   readonly #log: UpstreamLog
+  /** Every upstream's credential beyond its static headers. */
+  readonly credentials: Credentials | undefined
   #started = false
 
-  constructor (file: UpstreamsFile, options: UpstreamsOptions) {
+  constructor (file: UpstreamsFile, options: UpstreamsOptions, credentials?: Credentials) {
     this.file = file
+    this.credentials = credentials
     this.#log = options.log
     this.#up = new GaugeFamily('toolgate_upstream_up', 'Whether an upstream MCP server is connected (1) or not (0), by upstream')
     this.#restarts = new CounterFamily('toolgate_upstream_restarts_total', 'Restarts of an upstream\'s process or reconnections to it after the first connection, by upstream')
@@ -74,15 +82,22 @@ export class Upstreams {
         onState: state => { up.set(state === 'up' ? 1 : 0) },
         onRestart: () => { restarts.inc() },
         onTools: tools => { this.#listed(server.name, tools) },
+        credential: credentials?.of(server.name),
+        ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
       })
     })
-    this.#services = file.services.map(service => new OpenApiService(service, { log: options.log, maxResponseBytes: options.maxMessageBytes }))
+    this.#services = file.services.map(service => new OpenApiService(service, {
+      log: options.log,
+      maxResponseBytes: options.maxMessageBytes,
+      credential: credentials?.of(service.name),
+      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+    }))
     this.features = new UpstreamFeatures(file, this.#connections)
   }
 
   /** The metric families, for the gateway's `/metrics`. */
   get families (): ReadonlyArray<GaugeFamily | CounterFamily> {
-    return [this.#up, this.#restarts]
+    return [this.#up, this.#restarts, ...this.credentials?.families ?? []]
   }
 
   /**
@@ -155,6 +170,7 @@ export class Upstreams {
   async close (): Promise<void> {
     for (const service of this.#services) service.close()
     await Promise.all(this.#connections.map(async connection => { await connection.close() }))
+    this.credentials?.close()
   }
 
   #listed (server: string, listed: readonly McpToolInfo[]): void {
@@ -233,10 +249,29 @@ export class Upstreams {
   }
 }
 
+/** The options a gateway built from `config` starts its upstreams with. */
+export function upstreamsOptionsOf (config: Config, log: UpstreamLog): UpstreamsOptions {
+  return {
+    log,
+    maxMessageBytes: config.maxResponseBytes,
+    toolTimeoutMs: config.toolTimeoutMs,
+    credentials: {
+      ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl }),
+      redisPrefix: config.redisPrefix,
+      ...(config.credentialsKey === undefined ? {} : { credentialsKey: config.credentialsKey }),
+      ...(config.upstreamSigningKey === undefined ? {} : { signingKey: config.upstreamSigningKey }),
+    },
+  }
+}
+
 /** The upstreams of the file at `path`, started; on a start-up failure, whatever it started is stopped first. */
 export async function startUpstreams (path: string, options: UpstreamsOptions): Promise<Upstreams> {
-  const upstreams = new Upstreams(readUpstreamsFile(path), options)
+  const file = readUpstreamsFile(path)
+  const credentials = await Credentials.open(file, { log: options.log, ...options.credentials })
+  const upstreams = new Upstreams(file, options, credentials)
   try {
+    // A credential that cannot work stops the start before anything is connected.
+    await credentials.check(options.log)
     await upstreams.start()
   } catch (error) {
     await upstreams.close()

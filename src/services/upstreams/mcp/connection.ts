@@ -8,7 +8,9 @@ import { ElicitationRelay, type Ask } from './elicitation.js'
 import { listFeatures, listPrompts, listResources, listTemplates, MAX_FEATURE_ITEMS, NO_FEATURES, type ServerFeatures } from './server-features.js'
 import type { ProgressUpdate } from '../../../core/progress.js'
 import { ChildTransport } from './stdio-transport.js'
-import { remoteTransport } from './remote-transport.js'
+import { asCaller, remoteTransport } from './remote-transport.js'
+import type { Principal } from '../../../core/app-context.js'
+import { credentialWaitMs, type UpstreamCredential } from '../credentials/credential.js'
 import { Slots } from '../slots.js'
 import type { UpstreamLog, UpstreamState, UpstreamStatus } from '../status.js'
 
@@ -33,6 +35,10 @@ export interface ConnectionOptions {
   /** How long one connection attempt (spawn, handshake, first tool list) may take. */
   readonly connectTimeoutMs?: number
   readonly backoff?: { readonly initialMs: number, readonly maxMs: number }
+  /** A remote server's credential beyond its static headers (see credentials/). */
+  readonly credential?: UpstreamCredential | undefined
+  /** The gateway's tool timeout, for calls of tools without their own. */
+  readonly toolTimeoutMs?: number
 }
 
 export interface UpstreamCall {
@@ -48,6 +54,10 @@ export interface UpstreamCall {
   readonly onProgress?: ((update: ProgressUpdate) => void) | undefined
   /** Asks the caller the server's questions during the call (`ctx.elicit`); absent, they are declined. */
   readonly onElicit?: Ask | undefined
+  /** Whom the call is for: a remote server's credential is made for them. */
+  readonly principal?: Principal | undefined
+  /** The tool's own timeout, when it has one. */
+  readonly timeoutMs?: number | undefined
 }
 
 /** Most tools one server may list: a server cannot grow the catalog without end. */
@@ -114,6 +124,7 @@ export class UpstreamConnection {
       since: this.#since,
       ...(this.#state === 'up' && this.#client?.getNegotiatedProtocolVersion() !== undefined ? { protocolVersion: this.#client.getNegotiatedProtocolVersion() } : {}),
       ...(this.#lastError === undefined || this.#state === 'up' ? {} : { lastError: this.#lastError }),
+      ...(this.#options.credential === undefined ? {} : { auth: this.#options.credential.mode }),
     }
   }
 
@@ -138,6 +149,12 @@ export class UpstreamConnection {
    * effect, so its outcome is unknown and it is never sent twice. `send` maps every other failure.
    */
   async #inSlot<T> (call: UpstreamCall, what: string, send: () => Promise<T>): Promise<T> {
+    if (this.#options.credential === undefined) return await this.#sendInSlot(call, what, send)
+    // Every request of this call carries the caller's credential, made where it goes out.
+    return await asCaller({ principal: call.principal, waitMs: credentialWaitMs(call.timeoutMs ?? this.#options.toolTimeoutMs ?? 30_000) }, async () => await this.#sendInSlot(call, what, send))
+  }
+
+  async #sendInSlot<T> (call: UpstreamCall, what: string, send: () => Promise<T>): Promise<T> {
     const release = await this.#slots.acquire(call, this.config.name)
     try {
       try {
@@ -202,7 +219,8 @@ export class UpstreamConnection {
       const onprogress = progressListener(call.onProgress, () => { this.#fault('malformed progress') })
       return await this.#relay.run(call.onElicit, async () => await client.callTool(request, { signal: call.signal, timeout: 2 ** 31 - 1, ...(onprogress === undefined ? {} : { onprogress }) }) as CallToolResult)
     } catch (error) {
-      if (call.signal.aborted) throw error
+      // The signal first; then the caller's own errors as they are (a credential refused, a token endpoint down).
+      if (call.signal.aborted || error instanceof UpstreamError) throw error
       if (isConnectionLoss(error)) {
         this.#lost(client, error)
         throw error
@@ -309,7 +327,7 @@ export class UpstreamConnection {
 
   #transport (): Transport {
     const { config } = this
-    if (config.transport !== 'stdio') return remoteTransport(config, this.#options.maxMessageBytes)
+    if (config.transport !== 'stdio') return remoteTransport(config, this.#options.maxMessageBytes, this.#options.credential, this.#options.connectTimeoutMs)
     return new ChildTransport(config, {
       maxMessageBytes: this.#options.maxMessageBytes,
       stderr: line => { this.#options.log.info({ upstream: config.name, stderr: this.#redact(line) }, 'upstream stderr') },

@@ -51,7 +51,8 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
   const effects = pick('effects', operator.effects, hinted ? hintedEffects(hints, isReadOnly) : undefined, hintedEffects(hints, isReadOnly))
   const description = pick('description', operator.description, nonEmpty(upstream.description) ?? nonEmpty(upstream.title), `The tool "${upstream.name}" of the MCP server "${connection.config.name}".`)
   const output = upstream.outputSchema === undefined ? undefined : jsonSchema(upstream.outputSchema)
-  const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, declaredBy }
+  const auth = connection.config.transport === 'stdio' ? undefined : connection.config.auth
+  const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, ...(auth === undefined ? {} : { credential: auth.type }), declaredBy }
   const declaration: Declaration = {
     id,
     kind: operator.kind ?? 'mcp',
@@ -66,7 +67,7 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
     resolve: (input: unknown) => ({ upstream: connection.config.name, method: 'tools/call', params: { name: upstream.name, arguments: input } }),
     execute: async (input: unknown, ctx) => {
       // `ctx.signal` is made only if read: a call that gets a slot at once listens through onAbort.
-      const result = await connection.call(upstream.name, input, { get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: isReadOnly, trace: ctx.trace, onProgress: ctx.progress, onElicit: ctx.elicit })
+      const result = await connection.call(upstream.name, input, { get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: isReadOnly, trace: ctx.trace, onProgress: ctx.progress, onElicit: ctx.elicit, principal: ctx.app.principal, timeoutMs: operator.timeoutMs })
       return resultOf(connection.config.name, result, output !== undefined) as never
     },
     origin,

@@ -212,7 +212,7 @@ function serverTools (connection: UpstreamConnection): ServerTools {
   const server = connection.config.name
   const who = `upstream "${server}"`
   // `ctx.signal` is made only if read (see the tools' declarations).
-  const callOf = (ctx: ToolContext<GatewayApp>): UpstreamCall => ({ get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: true, trace: ctx.trace })
+  const callOf = (ctx: ToolContext<GatewayApp>): UpstreamCall => ({ get signal () { return ctx.signal }, onAbort: ctx.onAbort, readOnly: true, trace: ctx.trace, principal: ctx.app.principal })
   const read = defineTool<z.ZodType<{ uri: string }>, z.ZodType<Record<string, unknown>>, GatewayApp>({
     id: featureToolId(server, 'mcp resources read'),
     kind: 'resource',

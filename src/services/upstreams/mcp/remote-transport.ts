@@ -1,5 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from '@modelcontextprotocol/client'
+import type { Principal } from '../../../core/app-context.js'
 import type { RemoteServerConfig } from '../file.js'
+import type { UpstreamCredential } from '../credentials/credential.js'
 
 /*
  * A remote MCP server over Streamable HTTP (or the older HTTP+SSE transport). Its headers are
@@ -8,11 +11,45 @@ import type { RemoteServerConfig } from '../file.js'
  * cannot make the gateway buffer without end.
  */
 
-export function remoteTransport (server: RemoteServerConfig, maxMessageBytes: number): Transport {
-  const options = { requestInit: { headers: { ...server.headers } }, fetch: boundedFetch(maxMessageBytes) }
+/** Whom a request is sent for, and how long its credential may take: set around a call, read where its requests go out. */
+export interface Caller {
+  readonly principal: Principal | undefined
+  readonly waitMs: number
+}
+
+const callers = new AsyncLocalStorage<Caller>()
+
+/** Run `send` so that every request it makes to a remote server carries `caller`'s credential. */
+export async function asCaller<T> (caller: Caller, send: () => Promise<T>): Promise<T> {
+  return await callers.run(caller, send)
+}
+
+export function remoteTransport (server: RemoteServerConfig, maxMessageBytes: number, credential?: UpstreamCredential, gatewayWaitMs = 10_000): Transport {
+  const bounded = boundedFetch(maxMessageBytes)
+  const options = { requestInit: { headers: { ...server.headers } }, fetch: credential === undefined ? bounded : withCredential(bounded, credential, gatewayWaitMs) }
   const url = new URL(server.url)
   // Redirects only within the server's own origin: its credentials never go anywhere else.
   return server.transport === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, { ...options, redirectPolicy: 'same-origin' })
+}
+
+/**
+ * Each request with the credential of the call it belongs to (or the gateway's own, for
+ * connecting, listing and notifications): one session, each request as its caller. A 401 goes
+ * back to the credential, which gives a new token once or refuses the call.
+ */
+function withCredential (fetch: FetchLike, credential: UpstreamCredential, gatewayWaitMs: number): FetchLike {
+  return async (input, init) => {
+    const caller = callers.getStore()
+    let applied = await credential.apply(caller?.principal, caller?.waitMs ?? gatewayWaitMs)
+    for (;;) {
+      const headers = new Headers(init?.headers)
+      for (const [name, value] of Object.entries(applied.headers)) headers.set(name, value)
+      const response = await fetch(input, { ...init, headers })
+      if (response.status !== 401) return response
+      await response.body?.cancel()
+      applied = await applied.refused()
+    }
+  }
 }
 
 class ResponseTooLargeError extends Error {

@@ -56,7 +56,7 @@ export function operationDeclarationOf ({ id, plan, operator, service }: Operati
     ...operatorFields(id, operator),
     // A dry run answers the request that would be sent (the service's headers redacted); nothing is sent.
     resolve: (input: unknown) => service.describe(plan, input as Record<string, unknown>),
-    execute: async (input: unknown, ctx) => await service.call(plan, input as Record<string, unknown>, { signal: ctx.signal, readOnly: isReadOnly, trace: ctx.trace }) as never,
-    origin: { type: 'openapi', server: service.config.name, name: plan.name, method: plan.method, path: plan.path, declaredBy },
+    execute: async (input: unknown, ctx) => await service.call(plan, input as Record<string, unknown>, { signal: ctx.signal, readOnly: isReadOnly, trace: ctx.trace, principal: ctx.app.principal, ...(operator.timeoutMs === undefined ? {} : { timeoutMs: operator.timeoutMs }) }) as never,
+    origin: { type: 'openapi', server: service.config.name, name: plan.name, method: plan.method, path: plan.path, ...(service.config.auth === undefined ? {} : { credential: service.config.auth.type }), declaredBy },
   }
 }

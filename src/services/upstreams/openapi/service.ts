@@ -12,6 +12,8 @@ import { isJson, operationIdPart, passesThrough, planOperation, serviceErrorCode
 import { buildRequest } from './request.js'
 import { Slots } from '../slots.js'
 import { boundedAnswer } from '../answer-bounds.js'
+import type { Principal } from '../../../core/app-context.js'
+import { credentialWaitMs, type UpstreamCredential } from '../credentials/credential.js'
 
 /*
  * One HTTP API fronted through its OpenAPI document: the document read (at start-up and on
@@ -26,6 +28,10 @@ export interface ServiceCall {
   readonly signal: AbortSignal
   readonly readOnly: boolean
   readonly trace?: TraceContext
+  /** Whom the call is for: the service's credential is made for them (see credentials/). */
+  readonly principal?: Principal
+  /** The tool's own timeout, when it has one: how long getting a credential may take is a share of it. */
+  readonly timeoutMs?: number
 }
 
 /** A document read and planned, not yet served. */
@@ -47,10 +53,15 @@ export class OpenApiService {
   #since = Date.now()
   #lastError: string | undefined
 
-  constructor (config: OpenApiServiceConfig, options: { readonly log: UpstreamLog, readonly maxResponseBytes: number }) {
+  readonly #credential: UpstreamCredential | undefined
+  readonly #toolTimeoutMs: number
+
+  constructor (config: OpenApiServiceConfig, options: { readonly log: UpstreamLog, readonly maxResponseBytes: number, readonly credential?: UpstreamCredential | undefined, readonly toolTimeoutMs?: number }) {
     this.config = config
     this.#log = options.log
     this.#maxBytes = options.maxResponseBytes
+    this.#credential = options.credential
+    this.#toolTimeoutMs = options.toolTimeoutMs ?? 30_000
     this.#slots = new Slots(config.maxInFlight, config.maxQueue)
   }
 
@@ -87,7 +98,7 @@ export class OpenApiService {
     const plans: OperationPlan[] = []
     const skipped: Array<{ operation: string, why: string }> = []
     for (const operation of document.operations) {
-      const planned = planOperation(document, operation, Object.keys(config.headers))
+      const planned = planOperation(document, operation, [...Object.keys(config.headers), ...this.#credential?.headerNames ?? []])
       const names = 'plan' in planned ? [planned.plan.name, operationIdPart(operation)] : [planned.name, operationIdPart(operation)]
       if (!chosen(names)) continue
       if ('skipped' in planned) {
@@ -127,6 +138,7 @@ export class OpenApiService {
       since: this.#since,
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
       ...(this.#skipped.length === 0 ? {} : { skipped: this.#skipped }),
+      ...(this.#credential === undefined ? {} : { auth: this.#credential.mode }),
     }
   }
 
@@ -135,7 +147,7 @@ export class OpenApiService {
     const http = this.#ready()
     const built = buildRequest(plan, http.basePath, input)
     const headers: Record<string, string> = { accept: plan.accept, ...built.headers }
-    for (const name of Object.keys(this.config.headers)) headers[name] = '[redacted]'
+    for (const name of [...Object.keys(this.config.headers), ...this.#credential?.headerNames ?? []]) headers[name] = '[redacted]'
     return {
       service: this.config.name,
       method: built.method,
@@ -155,11 +167,20 @@ export class OpenApiService {
       ...this.config.headers,
       ...(call.trace === undefined ? {} : { traceparent: call.trace.traceparent, ...(call.trace.tracestate === undefined ? {} : { tracestate: call.trace.tracestate }) }),
     }
+    // Made before the call takes a slot, and never when it is refused: nothing is sent without it.
+    let applied = this.#credential === undefined ? undefined : await this.#credential.apply(call.principal, credentialWaitMs(call.timeoutMs ?? this.#toolTimeoutMs))
+    if (applied !== undefined) Object.assign(headers, applied.headers)
     const release = await this.#slots.acquire(call, this.config.name)
     let answer: HttpAnswer
     try {
       try {
         answer = await http.send(built, headers, call.signal)
+        // A 401 to a kept token (revoked, rotated): once more with a new one; to a new one, the credential says 502.
+        while (answer.status === 401 && applied !== undefined) {
+          applied = await applied.refused()
+          Object.assign(headers, applied.headers)
+          answer = await http.send(built, headers, call.signal)
+        }
       } catch (error) {
         if (call.signal.aborted || !(error instanceof HttpFailure)) throw error
         const connection = error.kind === 'unreachable' || error.kind === 'lost'

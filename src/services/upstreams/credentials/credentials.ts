@@ -1,0 +1,117 @@
+import type { Redis } from 'ioredis'
+import { ConfigError } from '../../config.js'
+import { CounterFamily } from '../../metrics/families.js'
+import { createRedisClient, whenReady } from '../../redis/client.js'
+import { sharedTokens } from '../../redis/shared-tokens.js'
+import type { UpstreamsFile } from '../file.js'
+import type { UpstreamLog } from '../status.js'
+import { credentialOf, type UpstreamCredential } from './credential.js'
+import type { AuthConfig } from './declaration.js'
+import { GatewaySigner } from './gateway-signer.js'
+import { Sealer } from './sealer.js'
+import type { SharedTokens } from './token-cache.js'
+
+/*
+ * Every upstream's credential, made once at start-up from the upstreams file: the OAuth
+ * clients (their tokens shared by the replicas on Redis, sealed), the gateway's signing key,
+ * the metrics. Start-up checks each one and refuses a wrong one naming the upstream and field.
+ */
+
+export interface CredentialSettings {
+  readonly log: UpstreamLog
+  /** Shared tokens, one fetch at a time across replicas: with `credentialsKey` to seal them. */
+  readonly redisUrl?: string
+  readonly redisPrefix?: string
+  readonly credentialsKey?: string
+  readonly signingKey?: string
+}
+
+export class Credentials {
+  readonly #byUpstream: ReadonlyMap<string, UpstreamCredential>
+  readonly #signer: GatewaySigner | undefined
+  readonly #redis: Redis | undefined
+  readonly #where: ReadonlyMap<string, string>
+  readonly families: readonly CounterFamily[]
+
+  private constructor (byUpstream: ReadonlyMap<string, UpstreamCredential>, where: ReadonlyMap<string, string>, signer: GatewaySigner | undefined, redis: Redis | undefined, families: readonly CounterFamily[]) {
+    this.#byUpstream = byUpstream
+    this.#where = where
+    this.#signer = signer
+    this.#redis = redis
+    this.families = families
+  }
+
+  static async open (file: UpstreamsFile, settings: CredentialSettings): Promise<Credentials> {
+    const declared = [
+      ...file.servers.flatMap(server => server.transport !== 'stdio' && server.auth !== undefined ? [[server.name, server.auth, `upstreams file ${file.path}: mcpServers.${server.name}.auth`] as const] : []),
+      ...file.services.flatMap(service => service.auth !== undefined ? [[service.name, service.auth, `upstreams file ${file.path}: openapi.${service.name}.auth`] as const] : []),
+    ] satisfies ReadonlyArray<readonly [string, AuthConfig, string]>
+    const fetched = new CounterFamily('toolgate_upstream_tokens_fetched_total', 'Tokens the gateway obtained at a token endpoint for an upstream, by upstream and mode')
+    const failures = new CounterFamily('toolgate_upstream_credential_failures_total', 'Calls that got no credential for their upstream, or whose credential the upstream refused, by upstream, mode and reason')
+    const oauth = declared.some(([, auth]) => auth.type !== 'identity')
+    let shared: SharedTokens | undefined
+    let redis: Redis | undefined
+    if (oauth && settings.redisUrl !== undefined) {
+      if (settings.credentialsKey === undefined) {
+        throw new ConfigError(`${declared.find(([, auth]) => auth.type !== 'identity')![2]}: with REDIS_URL, the replicas share upstream tokens in Redis, sealed: set CREDENTIALS_KEY (32 random bytes in base64, \`openssl rand -base64 32\`)`)
+      }
+      const sealer = Sealer.fromSetting(settings.credentialsKey)
+      redis = createRedisClient(settings.redisUrl, {
+        down: error => { settings.log.warn({ err: error }, 'redis unreachable: each replica fetches its own upstream tokens until it is back') },
+      }, { commandTimeout: 1_000 })
+      shared = sharedTokens(redis, settings.redisPrefix ?? 'toolgate:', sealer)
+      // Its commands fail at once while it connects: wait a little, so the first connections share their tokens too.
+      if (!await whenReady(redis, 2_000)) settings.log.warn({}, 'redis not reachable at start-up: each replica fetches its own upstream tokens until it is')
+    }
+    const needsSigner = declared.some(([, auth]) => auth.type === 'identity' && auth.jwt !== undefined)
+    const signer = needsSigner ? await GatewaySigner.create(settings.signingKey) : undefined
+    if (signer?.ephemeral === true) settings.log.warn({}, 'UPSTREAM_SIGNING_KEY is not set: this process signs upstream identity tokens with a key of its own; set it when more than one replica runs')
+    const byUpstream = new Map<string, UpstreamCredential>()
+    const where = new Map<string, string>()
+    for (const [upstream, auth, at] of declared) {
+      const labels = { upstream, mode: auth.type }
+      const fetchedChild = fetched.child(labels)
+      byUpstream.set(upstream, credentialOf(auth, {
+        upstream,
+        ...(shared === undefined ? {} : { shared }),
+        ...(signer === undefined ? {} : { signer }),
+        events: {
+          fetched: () => { fetchedChild.inc() },
+          failed: reason => { failures.child({ ...labels, reason }).inc() },
+          log: (level, object, message) => { settings.log[level](object, message) },
+        },
+      }))
+      where.set(upstream, at)
+    }
+    return new Credentials(byUpstream, where, signer, redis, [fetched, failures])
+  }
+
+  /** The credential of `upstream`; undefined: its static `headers` alone. */
+  of (upstream: string): UpstreamCredential | undefined {
+    return this.#byUpstream.get(upstream)
+  }
+
+  /** The gateway's public signing keys, when an upstream takes its signed identity. */
+  jwks (): ReturnType<GatewaySigner['jwks']> | undefined {
+    return this.#signer?.jwks()
+  }
+
+  /**
+   * Ask every OAuth issuer for its metadata: one that answers something unusable stops the
+   * start, naming the upstream's field; one that cannot be reached now is logged and asked again
+   * at the first call.
+   */
+  async check (log: UpstreamLog): Promise<void> {
+    await Promise.all([...this.#byUpstream].map(async ([upstream, credential]) => {
+      const failure = await credential.check()
+      if (failure === undefined) return
+      const at = this.#where.get(upstream)!
+      if (failure.kind === 'refused') throw new ConfigError(`${at}: ${failure.message}`)
+      log.warn({ upstream, reason: failure.message }, `${at}: the issuer cannot be reached now; the first call asks again`)
+    }))
+  }
+
+  close (): void {
+    this.#redis?.disconnect()
+  }
+}

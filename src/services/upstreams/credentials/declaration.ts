@@ -1,0 +1,139 @@
+import { z } from 'zod'
+import { isLoopback } from '../../loopback.js'
+
+/*
+ * How an upstream (a remote MCP server or an OpenAPI service) is reached as someone: the
+ * `auth` key beside its `url` or `document` in the upstreams file. Without it, the static
+ * `headers` are the only credential (every caller reaches the upstream as the operator).
+ * Every mode's token goes only to the upstream it is declared on.
+ */
+
+const Url = z.string().min(1)
+
+/** Where an OAuth client gets its tokens: an issuer (its metadata is discovered) or its token endpoint named outright. */
+const TokenClient = {
+  issuer: Url.optional(),
+  tokenEndpoint: Url.optional(),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  /** How the client proves itself at the token endpoint (RFC 6749 section 2.3.1). */
+  clientAuth: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
+  /** Space-separated scopes asked for. */
+  scope: z.string().min(1).optional(),
+  /** RFC 8707 resource indicator: the upstream's own URL, for issuers that mint per-resource tokens. */
+  resource: Url.optional(),
+}
+
+const ClientCredentials = z.object({ type: z.literal('client_credentials'), ...TokenClient }).strict()
+
+const TokenExchange = z.object({
+  type: z.literal('token_exchange'),
+  ...TokenClient,
+  /** RFC 8693 `audience`: the upstream, as the issuer names it. */
+  audience: z.string().min(1).optional(),
+}).strict()
+
+const HeaderTemplate = z.string().min(1).max(1024)
+
+const SignedJwt = z.object({
+  /** The header that carries it, `Authorization` (as `Bearer <jwt>`) by default. */
+  header: z.string().min(1).default('Authorization'),
+  /** `aud`: the upstream, as it checks it. */
+  audience: z.string().min(1),
+  /** `iss`: what the upstream checks, beside the gateway's JWKS (`GET /.well-known/jwks.json`). */
+  issuer: z.string().min(1).default('toolgate'),
+  /** How long one token is good for; each call gets its own. */
+  ttlSeconds: z.number().int().min(10).max(3600).default(60),
+}).strict()
+
+const Identity = z.object({
+  type: z.literal('identity'),
+  /** Header values templated from the caller: `{principal.id}`, `{principal.scopes}`, `{principal.via}`. */
+  headers: z.record(z.string(), HeaderTemplate).default({}),
+  jwt: SignedJwt.optional(),
+}).strict()
+
+export const AuthSchema = z.discriminatedUnion('type', [ClientCredentials, TokenExchange, Identity])
+
+export type AuthDeclaration = z.output<typeof AuthSchema>
+
+
+/** An OAuth client's declaration once `${NAME}` is expanded and checked. */
+export interface TokenClientConfig {
+  /** Absent: `tokenEndpoint` is used as it is. */
+  readonly issuer?: string
+  readonly tokenEndpoint?: string
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly clientAuth: 'client_secret_basic' | 'client_secret_post'
+  readonly scope?: string
+  readonly resource?: string
+}
+
+export type AuthConfig =
+  | { readonly type: 'client_credentials', readonly client: TokenClientConfig }
+  | { readonly type: 'token_exchange', readonly client: TokenClientConfig, readonly audience?: string }
+  | { readonly type: 'identity', readonly headers: Readonly<Record<string, string>>, readonly jwt?: z.output<typeof SignedJwt> }
+
+const TEMPLATE = /\{([^{}]*)\}/g
+const FIELDS = new Set(['principal.id', 'principal.scopes', 'principal.via'])
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/**
+ * The `auth` of upstream `at`, checked: `${NAME}` expanded through `expand` (which records the
+ * values as secrets), URLs that are URLs, an issuer or a token endpoint but not both, templates
+ * naming only what a principal has. Problems go to `fail`, naming the field.
+ */
+export function authConfigOf (auth: AuthDeclaration, at: string, expand: (text: string, where: string) => string, fail: (where: string, problem: string) => never, secrets: string[]): AuthConfig {
+  if (auth.type === 'identity') {
+    const headers: Record<string, string> = {}
+    for (const [name, template] of Object.entries(auth.headers)) {
+      if (!HEADER_NAME.test(name)) fail(`${at}.auth.headers.${name}`, 'is not a header name')
+      for (const [, field] of template.matchAll(TEMPLATE)) {
+        if (!FIELDS.has(field!)) fail(`${at}.auth.headers.${name}`, `{${field!}} is not one of {principal.id}, {principal.scopes}, {principal.via}`)
+      }
+      if (/[\r\n\0]/.test(template)) fail(`${at}.auth.headers.${name}`, 'a header value cannot hold a line break')
+      headers[name] = template
+    }
+    if (auth.jwt !== undefined && !HEADER_NAME.test(auth.jwt.header)) fail(`${at}.auth.jwt.header`, 'is not a header name')
+    if (Object.keys(headers).length === 0 && auth.jwt === undefined) fail(`${at}.auth`, 'an identity needs "headers", "jwt" or both')
+    return { type: 'identity', headers, ...(auth.jwt === undefined ? {} : { jwt: auth.jwt }) }
+  }
+  if ((auth.issuer === undefined) === (auth.tokenEndpoint === undefined)) fail(`${at}.auth`, 'give either "issuer" (its metadata says where the token endpoint is) or "tokenEndpoint", not both')
+  const url = (key: 'issuer' | 'tokenEndpoint' | 'resource'): string | undefined => {
+    const text = auth[key]
+    if (text === undefined) return undefined
+    const value = expand(text, `auth.${key}`)
+    const problem = urlProblem(value)
+    if (problem !== undefined) fail(`${at}.auth.${key}`, problem)
+    return value
+  }
+  const issuer = url('issuer')
+  const tokenEndpoint = url('tokenEndpoint')
+  const resource = url('resource')
+  const clientSecret = expand(auth.clientSecret, 'auth.clientSecret')
+  secrets.push(clientSecret)
+  const client: TokenClientConfig = {
+    ...(issuer === undefined ? {} : { issuer }),
+    ...(tokenEndpoint === undefined ? {} : { tokenEndpoint }),
+    clientId: expand(auth.clientId, 'auth.clientId'),
+    clientSecret,
+    clientAuth: auth.clientAuth,
+    ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+    ...(resource === undefined ? {} : { resource }),
+  }
+  if (auth.type === 'client_credentials') return { type: 'client_credentials', client }
+  return { type: 'token_exchange', client, ...(auth.audience === undefined ? {} : { audience: auth.audience }) }
+}
+
+function urlProblem (text: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return 'is not a URL'
+  }
+  // A client secret or a token never crosses the network in the clear: plain http only to this machine.
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return undefined
+  return 'must be an https:// URL (http:// only on a loopback address)'
+}
