@@ -63,6 +63,8 @@ const COOL_DOWN_MS = 2_000
 /** OAuth errors that say the caller's token cannot be exchanged, not that the gateway's client is wrong. */
 const CALLERS_FAULT = new Set(['invalid_grant', 'access_denied'])
 const SERVICE_KEY = '\0service'
+/** Principals whose signed identity is kept at once. */
+const MAX_SIGNED = 10_000
 /** However long a tool may run, a token endpoint that has not answered in this long is down. */
 const MAX_TOKEN_WAIT_MS = 10_000
 
@@ -186,11 +188,15 @@ class IdentityCredential implements UpstreamCredential {
   readonly headerNames: readonly string[]
   readonly #auth: Extract<AuthConfig, { type: 'identity' }>
   readonly #deps: CredentialDeps
+  readonly #now: () => number
+  /** Signed tokens by principal, each used until half its life has passed. */
+  readonly #signed = new Map<string, { readonly token: string, readonly until: number }>()
 
   constructor (auth: Extract<AuthConfig, { type: 'identity' }>, deps: CredentialDeps) {
     if (auth.jwt !== undefined && deps.signer === undefined) throw new Error('an identity credential with a JWT needs the gateway\'s signer')
     this.#auth = auth
     this.#deps = deps
+    this.#now = deps.now ?? Date.now
     this.headerNames = [...Object.keys(auth.headers), ...(auth.jwt === undefined ? [] : [auth.jwt.header])].map(name => name.toLowerCase())
   }
 
@@ -208,9 +214,21 @@ class IdentityCredential implements UpstreamCredential {
     }
     const jwt = this.#auth.jwt
     if (jwt === undefined) return { headers, refused }
-    return this.#deps.signer!.sign({ issuer: jwt.issuer, audience: jwt.audience, subject: who.id, ttlSeconds: jwt.ttlSeconds, extra: { scope: who.scopes.join(' ') } }).then(token => {
-      headers[jwt.header.toLowerCase()] = jwt.header.toLowerCase() === 'authorization' ? `Bearer ${token}` : token
+    const name = jwt.header.toLowerCase()
+    const put = (token: string): Applied => {
+      headers[name] = name === 'authorization' ? `Bearer ${token}` : token
       return { headers, refused }
+    }
+    // One token per principal is used for the first half of its life: signing costs more than the rest of the call.
+    const key = `${who.id}\n${who.via}\n${who.scopes.join(' ')}`
+    const now = this.#now()
+    const kept = this.#signed.get(key)
+    if (kept !== undefined && kept.until > now) return put(kept.token)
+    return this.#deps.signer!.sign({ issuer: jwt.issuer, audience: jwt.audience, subject: who.id, ttlSeconds: jwt.ttlSeconds, extra: { scope: who.scopes.join(' ') } }).then(token => {
+      this.#signed.delete(key)
+      this.#signed.set(key, { token, until: now + jwt.ttlSeconds * 500 })
+      if (this.#signed.size > MAX_SIGNED) this.#signed.delete(this.#signed.keys().next().value!)
+      return put(token)
     })
   }
 }
