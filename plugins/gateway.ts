@@ -32,6 +32,7 @@ import { approvableBy } from './openapi/tool-operation.js'
 import { intentRoutes } from './tools/intents.js'
 import { toolRoutes } from './tools/routes.js'
 import { upstreamJwksRoute } from './tools/upstream-jwks.js'
+import { connectionRoutes } from './connections/routes.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
@@ -180,6 +181,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
+    const links = upstreams?.credentials?.links() ?? []
+    if (links.length > 0) await scope.register(connectionRoutes, { links, oidcSignIn: people.signIn !== undefined })
   })
   return catalog
 }

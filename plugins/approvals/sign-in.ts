@@ -29,6 +29,9 @@ export interface ApprovalsSignInOptions {
  */
 const SESSION_COOKIE = 'toolgate-approvals'
 const FLOW_COOKIE = 'toolgate-approvals-flow'
+/** Where the browser goes once signed in, when it came from the connections page. */
+const NEXT_COOKIE = 'toolgate-approvals-next'
+const TO_CONNECTIONS = 'to-the-connections-page'
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
 
 /** The cookie hook, registered before admission in the authenticated scope (fastify-plugin: it reaches the sibling routes). */
@@ -65,9 +68,13 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
 
   app.get('/approvals/ui/login', { schema: { hide: true }, config: open }, async (request, reply) => {
     const { flowId, url } = await signIn.begin(`${originOf(request)}${page}/callback`)
+    const toConnections = (request.query as { next?: string }).next === 'connections'
     // Lax: the issuer's redirect back is a cross-site navigation, which must carry this cookie.
     return await reply
-      .header('set-cookie', cookie(request, FLOW_COOKIE, flowId, { path: paths.callback, maxAgeSec: 600, sameSite: 'Lax' }))
+      .header('set-cookie', [
+        cookie(request, FLOW_COOKIE, flowId, { path: paths.callback, maxAgeSec: 600, sameSite: 'Lax' }),
+        cookie(request, NEXT_COOKIE, toConnections ? TO_CONNECTIONS : '', { path: paths.callback, maxAgeSec: toConnections ? 600 : 0, sameSite: 'Lax' }),
+      ])
       .header('cache-control', 'no-store')
       .redirect(url, 302)
   })
@@ -80,7 +87,8 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
       if (flowId === undefined) throw new Error('no sign-in under way in this browser (cookie missing or expired)')
       const sessionId = await signIn.finish(flowId, new URL(request.url, originOf(request)))
       const session = cookie(request, SESSION_COOKIE, sessionId, { path: paths.session, maxAgeSec: Math.floor(signIn.sessionTtlMs / 1000), sameSite: 'Strict' })
-      return await reply.header('set-cookie', [clearFlow, session]).redirect(page, 303)
+      const next = readCookie(request, cookieName(request, NEXT_COOKIE)) === TO_CONNECTIONS ? `${app.prefix}/connections/ui` : page
+      return await reply.header('set-cookie', [clearFlow, cookie(request, NEXT_COOKIE, '', { path: paths.callback, maxAgeSec: 0, sameSite: 'Lax' }), session]).redirect(next, 303)
     } catch (error) {
       request.log.warn({ err: error }, 'approvals page sign-in failed')
       return await reply.header('set-cookie', clearFlow).redirect(`${page}?signin=failed`, 303)
@@ -95,8 +103,9 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
   })
 }
 
+/** The session covers the approvals and the connections pages (only routes that opt in read it); the flow, its callback. */
 function cookiePaths (prefix: string): { session: string, callback: string } {
-  return { session: `${prefix}/approvals`, callback: `${prefix}/approvals/ui/callback` }
+  return { session: `${prefix}/`, callback: `${prefix}/approvals/ui/callback` }
 }
 
 /**

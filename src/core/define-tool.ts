@@ -147,7 +147,7 @@ function originOf (value: unknown, fail: (field: string, problem: string) => nev
     by[field] = who as 'operator' | 'upstream' | 'default'
   }
   if ((method !== undefined && typeof method !== 'string') || (path !== undefined && typeof path !== 'string')) fail('origin', 'method and path must be strings when present')
-  if (credential !== undefined && credential !== 'client_credentials' && credential !== 'token_exchange' && credential !== 'identity') fail('origin', 'credential must be client_credentials, token_exchange or identity when present')
+  if (credential !== undefined && credential !== 'client_credentials' && credential !== 'token_exchange' && credential !== 'link' && credential !== 'identity') fail('origin', 'credential must be client_credentials, token_exchange, link or identity when present')
   return Object.freeze({
     type, server, name,
     ...(method === undefined ? {} : { method: method as string }),

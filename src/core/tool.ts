@@ -152,7 +152,7 @@ export interface ToolOrigin {
   readonly method?: string
   readonly path?: string
   /** How calls reach the upstream beyond its static headers (its `auth` mode); absent: those headers alone. */
-  readonly credential?: 'client_credentials' | 'token_exchange' | 'identity'
+  readonly credential?: 'client_credentials' | 'token_exchange' | 'link' | 'identity'
   /** For each declared field (`isReadOnly`, `effects`, ...): `operator`, `upstream` (its annotations) or `default`. */
   readonly declaredBy: Readonly<Record<string, 'operator' | 'upstream' | 'default'>>
 }

@@ -27,7 +27,7 @@ export const ToolListingSchema = z.object({
     name: z.string().describe('The tool\'s own name on the upstream (an operation\'s operationId, or `{method} {path}`)'),
     method: z.string().optional().describe('An operation\'s HTTP method'),
     path: z.string().optional().describe('An operation\'s path template, as its document writes it'),
-    credential: z.enum(['client_credentials', 'token_exchange', 'identity']).optional().describe('How calls reach the upstream beyond its static headers: the gateway\'s own OAuth token, the caller\'s token exchanged, or the caller asserted; absent: the static headers alone'),
+    credential: z.enum(['client_credentials', 'token_exchange', 'link', 'identity']).optional().describe('How calls reach the upstream beyond its static headers: the gateway\'s own OAuth token, the caller\'s token exchanged, or the caller asserted; absent: the static headers alone'),
     declaredBy: z.record(z.string(), z.enum(['operator', 'upstream', 'default'])).describe('Who declared each field: the operator\'s `tools` entry, the upstream (an MCP server\'s annotations, untrusted hints; a service\'s document), or the default'),
   }).optional().describe('Present for a tool the gateway fronts: where it really runs'),
 }).meta({ id: 'ToolListing' })

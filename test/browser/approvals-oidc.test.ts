@@ -48,11 +48,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the approvals page, signed in through OpenID Co
     expect(await page.locator('#viewer').textContent()).toBe('jwt:reviewer')
     expect(issuer!.grants).toEqual(['authorization_code'])
 
-    // The session is a cookie the page's script cannot read, sent only to the approvals paths.
+    // The session is a cookie the page's script cannot read (read by the approvals and connections routes only).
     // (The issuer's own cookies are there too: cookies do not tell ports apart.)
     const ours = async () => (await context.cookies(`${gateway.base}/approvals/ui`)).filter(c => c.name.startsWith('toolgate'))
     const cookies = await ours()
-    expect(cookies.map(c => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([['toolgate-approvals', true, 'Strict', '/approvals']])
+    expect(cookies.map(c => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([['toolgate-approvals', true, 'Strict', '/']])
     expect(await page.evaluate('document.cookie')).toBe('')
     // The cookie authenticates the approvals routes only: a tool call from the page is refused.
     expect(await page.evaluate(`fetch('/tools/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x"}' }).then(r => r.status)`)).toBe(401)

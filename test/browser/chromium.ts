@@ -15,7 +15,7 @@ if (!HAVE_CHROMIUM) {
 }
 
 /** Headless, with no background networking (this machine reaches no outside host). */
-async function launchChromium (): Promise<Browser> {
+export async function launchChromium (): Promise<Browser> {
   return await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
 import { loadConfig } from '../../src/services/config.js'
 import { GatewayError } from '../../src/index.js'
-import { MemoryKeyedStore } from '../../src/services/approvals/sign-in/keyed-store.js'
+import { MemoryKeyedStore } from '../../src/services/keyed-store.js'
 import { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
 
 /*

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
-import { MemoryKeyedStore, RedisKeyedStore } from './sign-in/keyed-store.js'
+import { MemoryKeyedStore, RedisKeyedStore } from '../keyed-store.js'
 import { OidcSignIn } from './sign-in/oidc-sign-in.js'
 import { WebhookMetrics } from '../metrics/webhook-metrics.js'
 import { approvalWebhooks, type ApprovalWebhooks } from './webhooks/approval-webhooks.js'

@@ -41,6 +41,10 @@ export function sharedTokens (redis: Redis, prefix: string, sealer: Sealer): Sha
     async release (key) {
       await redis.del(keyOf('claim', key))
     },
+    async remove (key) {
+      await redis.del(keyOf('token', key))
+      sealedOf.delete(key)
+    },
     async drop (key, value) {
       const sealed = sealedOf.get(key)
       if (sealed === undefined) return

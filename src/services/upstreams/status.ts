@@ -26,7 +26,7 @@ export interface UpstreamStatus {
   /** Why it is down (or, for a service, why its last reload failed), with every configured secret taken out. */
   readonly lastError?: string
   /** How calls reach it beyond its static headers (absent: those alone); never the credential itself. */
-  readonly auth?: 'client_credentials' | 'token_exchange' | 'identity'
+  readonly auth?: 'client_credentials' | 'token_exchange' | 'link' | 'identity'
   /** A service's operations that are not served, and why. */
   readonly skipped?: ReadonlyArray<{ readonly operation: string, readonly why: string }>
 }

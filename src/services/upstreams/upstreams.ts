@@ -4,6 +4,7 @@ import { defineTool } from '../../core/define-tool.js'
 import type { z } from 'zod'
 import type { AnyTool, ToolDeclaration } from '../../core/tool.js'
 import { ConfigError, type Config } from '../config.js'
+import { publicBaseUrl } from '../public-url.js'
 import { StartError } from '../start-error.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection } from './mcp/connection.js'
@@ -260,6 +261,7 @@ export function upstreamsOptionsOf (config: Config, log: UpstreamLog): Upstreams
       redisPrefix: config.redisPrefix,
       ...(config.credentialsKey === undefined ? {} : { credentialsKey: config.credentialsKey }),
       ...(config.upstreamSigningKey === undefined ? {} : { signingKey: config.upstreamSigningKey }),
+      connectionsUrl: `${publicBaseUrl(config)}/connections/ui`,
     },
   }
 }

@@ -12,6 +12,8 @@ import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider'
  */
 
 export const GATEWAY_CLIENT = { id: 'toolgate-gateway', secret: 'gateway-client-secret-0123456789abcdef' }
+/** The gateway's client for people's links (authorization code with PKCE). */
+export const LINK_CLIENT = { id: 'toolgate-links', secret: 'links-client-secret-0123456789abcdef' }
 export const CALLER_ISSUER = 'https://callers.test'
 export const CALLER_AUDIENCE = 'toolgate'
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange'
@@ -27,10 +29,12 @@ export interface AuthorizationServer {
   mintCaller: (subject: string, scopes?: string) => Promise<string>
   /** Answer every token request 503 (down) or after `ms` (slow) until set back to undefined. */
   setTrouble: (trouble: { readonly kind: 'down' } | { readonly kind: 'slow', readonly ms: number } | undefined) => void
+  /** Revoke every refresh token issued so far, as a person revoking the gateway's access at the issuer would. */
+  revokeRefreshTokens: () => Promise<void>
   close: () => Promise<void>
 }
 
-export async function startAuthorizationServer (options: { readonly accessTokenTtlSec?: number } = {}): Promise<AuthorizationServer> {
+export async function startAuthorizationServer (options: { readonly accessTokenTtlSec?: number, readonly linkRedirectUri?: string } = {}): Promise<AuthorizationServer> {
   const ttl = options.accessTokenTtlSec ?? 300
   const caller = await generateKeyPair('RS256', { extractable: true })
   const signing = await generateKeyPair('RS256', { extractable: true })
@@ -60,10 +64,24 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
       redirect_uris: [],
       response_types: [],
       token_endpoint_auth_method: 'client_secret_basic',
-    }],
+    }, ...options.linkRedirectUri === undefined ? [] : [{
+      client_id: LINK_CLIENT.id,
+      client_secret: LINK_CLIENT.secret,
+      // Its own token too: the gateway lists a linked MCP server's tools as itself.
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+      redirect_uris: [options.linkRedirectUri],
+      response_types: ['code' as const],
+      token_endpoint_auth_method: 'client_secret_basic' as const,
+    }]],
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    scopes: ['openid', 'offline_access', 'upstream:use'],
+    pkce: { required: () => true },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    cookies: { keys: ['authorization-server-test-cookie-key-0123456789'] },
     jwks: { keys: [{ ...await exportJWK(signing.privateKey), kid: 'as-1', alg: 'RS256', use: 'sig' }] },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: options.linkRedirectUri !== undefined },
+      revocation: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -73,8 +91,11 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
       },
     },
   })
+  const refreshGrants = new Set<string>()
+  provider.on('refresh_token.saved', (token: { grantId?: string }) => { if (token.grantId !== undefined) refreshGrants.add(token.grantId) })
   provider.on('grant.success', ctx => {
-    if (ctx.oidc.params?.grant_type === 'client_credentials') grants.push({ type: 'client_credentials' })
+    const type = String(ctx.oidc.params?.grant_type)
+    if (type === 'client_credentials' || type === 'authorization_code' || type === 'refresh_token') grants.push({ type })
   })
   provider.registerGrantType(TOKEN_EXCHANGE, async (ctx: KoaContextWithOIDC) => {
     const params = ctx.oidc.params as Record<string, string | undefined>
@@ -105,6 +126,9 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
       .setProtectedHeader({ alg: 'RS256' }).setIssuer(CALLER_ISSUER).setAudience(CALLER_AUDIENCE).setSubject(subject)
       .setIssuedAt().setExpirationTime('10m').sign(caller.privateKey),
     setTrouble: next => { trouble = next },
+    revokeRefreshTokens: async () => {
+      for (const grantId of refreshGrants) await provider!.RefreshToken.revokeByGrantId(grantId)
+    },
     close: async () => {
       server.closeAllConnections()
       await new Promise(resolve => server.close(resolve))

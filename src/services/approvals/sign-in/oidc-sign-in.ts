@@ -3,7 +3,7 @@ import * as client from 'openid-client'
 import { z } from 'zod'
 import { GatewayError } from '../../../core/errors.js'
 import { ConfigError } from '../../config.js'
-import type { KeyedStore } from './keyed-store.js'
+import type { KeyedStore } from '../../keyed-store.js'
 import { isLoopback } from '../../loopback.js'
 
 export interface OidcSignInOptions {

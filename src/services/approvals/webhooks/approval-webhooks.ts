@@ -1,3 +1,4 @@
+import { publicBaseUrl } from '../../public-url.js'
 import type { Redis } from 'ioredis'
 import type { ApprovalEvent } from '../../../core/approvals/approvals.js'
 import type { Config } from '../../config.js'
@@ -32,7 +33,7 @@ export function approvalWebhooks (config: WebhookConfig, redis: Redis | undefine
     ...(redis === undefined ? {} : { claim: redisClaim(redis, config.redisPrefix) }),
     ...(metrics === undefined ? {} : { onOutcome: outcome => { metrics.count(outcome) } }),
   })
-  const shape = { pageUrl: `${config.approvalsPublicUrl ?? `http://${hostOf(config.host)}:${config.port}`}${prefix}/approvals/ui`, includeInput: config.approvalWebhookInput }
+  const shape = { pageUrl: `${publicBaseUrl(config)}${prefix}/approvals/ui`, includeInput: config.approvalWebhookInput }
   return {
     onEvent: event => {
       const message = webhookMessageOf(event, shape, Date.now())
@@ -40,9 +41,4 @@ export function approvalWebhooks (config: WebhookConfig, redis: Redis | undefine
     },
     close: () => deliveries.close(),
   }
-}
-
-/** An IPv6 listen address needs brackets in a URL. */
-function hostOf (host: string): string {
-  return host.includes(':') ? `[${host}]` : host
 }

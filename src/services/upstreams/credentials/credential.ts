@@ -14,7 +14,7 @@ import { TokenEndpoint, TokenFailure, type Token } from './token-endpoint.js'
  * every check of the pipeline: a call refused, planned, dry-run or replayed never gets one.
  */
 
-interface Applied {
+export interface Applied {
   readonly headers: Readonly<Record<string, string>>
   /**
    * The upstream answered 401 to `headers`. The token is dropped; a token that was kept (it may
@@ -73,7 +73,8 @@ export function credentialWaitMs (toolTimeoutMs: number): number {
   return Math.min(MAX_TOKEN_WAIT_MS, Math.max(100, Math.floor(toolTimeoutMs * 0.8)))
 }
 
-export function credentialOf (auth: AuthConfig, deps: CredentialDeps): UpstreamCredential {
+/** The credential of a mode the gateway holds alone (a link's also needs the people's links: `LinkCredential`). */
+export function credentialOf (auth: Exclude<AuthConfig, { type: 'link' }>, deps: CredentialDeps): UpstreamCredential {
   if (auth.type === 'identity') return new IdentityCredential(auth, deps)
   return new OAuthCredential(auth, deps)
 }
@@ -90,7 +91,7 @@ class OAuthCredential implements UpstreamCredential {
   readonly #now: () => number
   #downUntil = 0
 
-  constructor (auth: Extract<AuthConfig, { client: unknown }>, deps: CredentialDeps) {
+  constructor (auth: Extract<AuthConfig, { type: 'client_credentials' | 'token_exchange' }>, deps: CredentialDeps) {
     this.mode = auth.type
     this.#audience = auth.type === 'token_exchange' ? auth.audience : undefined
     this.#resource = this.#audience !== undefined && URL.canParse(this.#audience) ? this.#audience : undefined

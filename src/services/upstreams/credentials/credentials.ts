@@ -9,6 +9,9 @@ import { credentialOf, type UpstreamCredential } from './credential.js'
 import type { AuthConfig } from './declaration.js'
 import { GatewaySigner } from './gateway-signer.js'
 import { Sealer } from './sealer.js'
+import { SealedKeyedStore } from './sealed-store.js'
+import { LinkCredential } from './link-credential.js'
+import { MemoryKeyedStore, RedisKeyedStore, type KeyedStore } from '../../keyed-store.js'
 import type { SharedTokens } from './token-cache.js'
 
 /*
@@ -24,6 +27,8 @@ export interface CredentialSettings {
   readonly redisPrefix?: string
   readonly credentialsKey?: string
   readonly signingKey?: string
+  /** The connections page, where a person links an account: named in the answer to a call that needs one. */
+  readonly connectionsUrl?: string
 }
 
 export class Credentials {
@@ -51,11 +56,12 @@ export class Credentials {
     const oauth = declared.some(([, auth]) => auth.type !== 'identity')
     let shared: SharedTokens | undefined
     let redis: Redis | undefined
+    let sealer: Sealer | undefined
     if (oauth && settings.redisUrl !== undefined) {
       if (settings.credentialsKey === undefined) {
         throw new ConfigError(`${declared.find(([, auth]) => auth.type !== 'identity')![2]}: with REDIS_URL, the replicas share upstream tokens in Redis, sealed: set CREDENTIALS_KEY (32 random bytes in base64, \`openssl rand -base64 32\`)`)
       }
-      const sealer = Sealer.fromSetting(settings.credentialsKey)
+      sealer = Sealer.fromSetting(settings.credentialsKey)
       redis = createRedisClient(settings.redisUrl, {
         down: error => { settings.log.warn({ err: error }, 'redis unreachable: each replica fetches its own upstream tokens until it is back') },
       }, { commandTimeout: 1_000 })
@@ -66,29 +72,42 @@ export class Credentials {
     const needsSigner = declared.some(([, auth]) => auth.type === 'identity' && auth.jwt !== undefined)
     const signer = needsSigner ? await GatewaySigner.create(settings.signingKey) : undefined
     if (signer?.ephemeral === true) settings.log.warn({}, 'UPSTREAM_SIGNING_KEY is not set: this process signs upstream identity tokens with a key of its own; set it when more than one replica runs')
+    const linking = declared.some(([, auth]) => auth.type === 'link')
+    const links: KeyedStore | undefined = !linking ? undefined : redis === undefined ? new MemoryKeyedStore(100_000) : new SealedKeyedStore(new RedisKeyedStore(redis, `${settings.redisPrefix ?? 'toolgate:'}links:`), sealer!)
+    const flows: KeyedStore | undefined = !linking ? undefined : redis === undefined ? new MemoryKeyedStore() : new SealedKeyedStore(new RedisKeyedStore(redis, `${settings.redisPrefix ?? 'toolgate:'}link-flows:`), sealer!)
+    if (linking && redis === undefined) settings.log.warn({}, 'people\'s links to upstream accounts are kept in this process: they are lost on restart (set REDIS_URL and CREDENTIALS_KEY to keep them)')
+    const linkEvents = new CounterFamily('toolgate_upstream_link_events_total', 'What happened to people\'s links to upstream accounts, by upstream and event (linked, unlinked, refreshed, broken)')
     const byUpstream = new Map<string, UpstreamCredential>()
     const where = new Map<string, string>()
     for (const [upstream, auth, at] of declared) {
       const labels = { upstream, mode: auth.type }
       const fetchedChild = fetched.child(labels)
-      byUpstream.set(upstream, credentialOf(auth, {
+      const deps = {
         upstream,
         ...(shared === undefined ? {} : { shared }),
         ...(signer === undefined ? {} : { signer }),
         events: {
           fetched: () => { fetchedChild.inc() },
-          failed: reason => { failures.child({ ...labels, reason }).inc() },
-          log: (level, object, message) => { settings.log[level](object, message) },
+          failed: (reason: string) => { failures.child({ ...labels, reason }).inc() },
+          log: (level: 'warn' | 'error', object: object, message: string) => { settings.log[level](object, message) },
         },
-      }))
+      }
+      byUpstream.set(upstream, auth.type !== 'link'
+        ? credentialOf(auth, deps)
+        : new LinkCredential(auth.client, { ...deps, links: links!, flows: flows!, connectionsUrl: settings.connectionsUrl ?? '/connections/ui', linkEvent: event => { linkEvents.child({ upstream, event }).inc() } }, shared))
       where.set(upstream, at)
     }
-    return new Credentials(byUpstream, where, signer, redis, [fetched, failures])
+    return new Credentials(byUpstream, where, signer, redis, [fetched, failures, ...linking ? [linkEvents] : []])
   }
 
   /** The credential of `upstream`; undefined: its static `headers` alone. */
   of (upstream: string): UpstreamCredential | undefined {
     return this.#byUpstream.get(upstream)
+  }
+
+  /** The upstreams a person links an account of their own to (the connections page's). */
+  links (): readonly LinkCredential[] {
+    return [...this.#byUpstream.values()].filter((credential): credential is LinkCredential => credential instanceof LinkCredential)
   }
 
   /** The gateway's public signing keys, when an upstream takes its signed identity. */

@@ -33,6 +33,18 @@ const TokenExchange = z.object({
   audience: z.string().min(1).optional(),
 }).strict()
 
+/** A person's own account at the upstream's authorization server, linked once in the browser (authorization code with PKCE). */
+const Link = z.object({
+  type: z.literal('link'),
+  issuer: Url,
+  clientId: z.string().min(1),
+  /** Absent: a public client, proved by PKCE alone. */
+  clientSecret: z.string().min(1).optional(),
+  clientAuth: TokenClient.clientAuth,
+  scope: TokenClient.scope,
+  resource: TokenClient.resource,
+}).strict()
+
 const HeaderTemplate = z.string().min(1).max(1024)
 
 const SignedJwt = z.object({
@@ -53,7 +65,7 @@ const Identity = z.object({
   jwt: SignedJwt.optional(),
 }).strict()
 
-export const AuthSchema = z.discriminatedUnion('type', [ClientCredentials, TokenExchange, Identity])
+export const AuthSchema = z.discriminatedUnion('type', [ClientCredentials, TokenExchange, Link, Identity])
 
 export type AuthDeclaration = z.output<typeof AuthSchema>
 
@@ -64,7 +76,8 @@ export interface TokenClientConfig {
   readonly issuer?: string
   readonly tokenEndpoint?: string
   readonly clientId: string
-  readonly clientSecret: string
+  /** Absent: a public client (a link's, proved by PKCE alone). */
+  readonly clientSecret?: string
   readonly clientAuth: 'client_secret_basic' | 'client_secret_post'
   readonly scope?: string
   readonly resource?: string
@@ -73,6 +86,7 @@ export interface TokenClientConfig {
 export type AuthConfig =
   | { readonly type: 'client_credentials', readonly client: TokenClientConfig }
   | { readonly type: 'token_exchange', readonly client: TokenClientConfig, readonly audience?: string }
+  | { readonly type: 'link', readonly client: TokenClientConfig }
   | { readonly type: 'identity', readonly headers: Readonly<Record<string, string>>, readonly jwt?: z.output<typeof SignedJwt> }
 
 const TEMPLATE = /\{([^{}]*)\}/g
@@ -99,9 +113,9 @@ export function authConfigOf (auth: AuthDeclaration, at: string, expand: (text: 
     if (Object.keys(headers).length === 0 && auth.jwt === undefined) fail(`${at}.auth`, 'an identity needs "headers", "jwt" or both')
     return { type: 'identity', headers, ...(auth.jwt === undefined ? {} : { jwt: auth.jwt }) }
   }
-  if ((auth.issuer === undefined) === (auth.tokenEndpoint === undefined)) fail(`${at}.auth`, 'give either "issuer" (its metadata says where the token endpoint is) or "tokenEndpoint", not both')
+  if (auth.type !== 'link' && (auth.issuer === undefined) === (auth.tokenEndpoint === undefined)) fail(`${at}.auth`, 'give either "issuer" (its metadata says where the token endpoint is) or "tokenEndpoint", not both')
   const url = (key: 'issuer' | 'tokenEndpoint' | 'resource'): string | undefined => {
-    const text = auth[key]
+    const text = key === 'tokenEndpoint' ? (auth.type === 'link' ? undefined : auth.tokenEndpoint) : auth[key]
     if (text === undefined) return undefined
     const value = expand(text, `auth.${key}`)
     const problem = urlProblem(value)
@@ -109,20 +123,21 @@ export function authConfigOf (auth: AuthDeclaration, at: string, expand: (text: 
     return value
   }
   const issuer = url('issuer')
-  const tokenEndpoint = url('tokenEndpoint')
+  const tokenEndpoint = auth.type === 'link' ? undefined : url('tokenEndpoint')
   const resource = url('resource')
-  const clientSecret = expand(auth.clientSecret, 'auth.clientSecret')
-  secrets.push(clientSecret)
+  const clientSecret = auth.clientSecret === undefined ? undefined : expand(auth.clientSecret, 'auth.clientSecret')
+  if (clientSecret !== undefined) secrets.push(clientSecret)
   const client: TokenClientConfig = {
     ...(issuer === undefined ? {} : { issuer }),
     ...(tokenEndpoint === undefined ? {} : { tokenEndpoint }),
     clientId: expand(auth.clientId, 'auth.clientId'),
-    clientSecret,
+    ...(clientSecret === undefined ? {} : { clientSecret }),
     clientAuth: auth.clientAuth,
     ...(auth.scope === undefined ? {} : { scope: auth.scope }),
     ...(resource === undefined ? {} : { resource }),
   }
   if (auth.type === 'client_credentials') return { type: 'client_credentials', client }
+  if (auth.type === 'link') return { type: 'link', client }
   return { type: 'token_exchange', client, ...(auth.audience === undefined ? {} : { audience: auth.audience }) }
 }
 

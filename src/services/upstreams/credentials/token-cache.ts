@@ -17,6 +17,8 @@ export interface SharedTokens {
   release (key: string): Promise<void>
   /** Forget `key`'s token if it is still `value` (another replica may have written a newer one). */
   drop (key: string, value: string): Promise<void>
+  /** Forget `key`'s token, whatever it is. */
+  remove (key: string): Promise<void>
 }
 
 export interface Obtained {
@@ -72,6 +74,18 @@ export class TokenCache {
     }
     const token = await bounded(fetching, waitMs)
     return { token, fresh: mine || this.#shared === undefined }
+  }
+
+  /** A token obtained elsewhere (a person's link just made): kept here and shared. */
+  async put (key: string, token: Token): Promise<void> {
+    this.#keep(key, token, this.#now())
+    await this.#shared?.write(key, token).catch(() => undefined)
+  }
+
+  /** Forget `key`'s token whatever it is (an unlink). */
+  async forget (key: string): Promise<void> {
+    this.#entries.delete(key)
+    await this.#shared?.remove(key)
   }
 
   /** The upstream refused `value`: forget it here and in the shared store. */

@@ -73,6 +73,50 @@ export class TokenEndpoint {
     return await this.#grant(async configuration => await client.genericGrantRequest(configuration, TOKEN_EXCHANGE, parameters))
   }
 
+  /** Where to send a person's browser to link their account: authorization code with PKCE (S256) and `state`. */
+  async authorizationUrl (redirectUri: string, state: string, verifier: string): Promise<string> {
+    const configuration = await this.#discovered()
+    const parameters: Record<string, string> = {
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }
+    if (this.#config.scope !== undefined) parameters.scope = this.#config.scope
+    if (this.#config.resource !== undefined) parameters.resource = this.#config.resource
+    return client.buildAuthorizationUrl(configuration, parameters).href
+  }
+
+  /** The code the browser came back with (`callback`, the whole URL), exchanged; its `state` checked. */
+  async codeGrant (callback: URL, verifier: string, state: string): Promise<Token & { readonly refreshToken?: string }> {
+    const configuration = await this.#discovered()
+    try {
+      const tokens = await client.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: false }, this.#config.resource === undefined ? undefined : { resource: this.#config.resource })
+      return { ...this.#tokenOf(tokens), ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }) }
+    } catch (error) {
+      throw failureOf(error, `the token endpoint of ${this.where}`)
+    }
+  }
+
+  /** A new access token for a refresh token (which may come back rotated). */
+  async refresh (refreshToken: string): Promise<Token & { readonly refreshToken?: string }> {
+    const configuration = await this.#discovered()
+    try {
+      const tokens = await client.refreshTokenGrant(configuration, refreshToken, this.#config.resource === undefined ? undefined : { resource: this.#config.resource })
+      return { ...this.#tokenOf(tokens), ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }) }
+    } catch (error) {
+      throw failureOf(error, `the token endpoint of ${this.where}`)
+    }
+  }
+
+  /** Revoke a refresh token at the server, when it has a revocation endpoint (RFC 7009); best effort. */
+  async revoke (refreshToken: string): Promise<void> {
+    const configuration = await this.#discovered()
+    if (configuration.serverMetadata().revocation_endpoint === undefined) return
+    await client.tokenRevocation(configuration, refreshToken, { token_type_hint: 'refresh_token' })
+  }
+
   /** At start-up: undefined when the server's metadata reads, else why not (a `TokenFailure`). */
   async check (): Promise<TokenFailure | undefined> {
     try {
@@ -91,6 +135,10 @@ export class TokenEndpoint {
     } catch (error) {
       throw failureOf(error, `the token endpoint of ${this.where}`)
     }
+    return this.#tokenOf(tokens)
+  }
+
+  #tokenOf (tokens: client.TokenEndpointResponse): Token {
     return { value: tokens.access_token, expiresAt: this.#now() + (tokens.expires_in === undefined ? DEFAULT_TOKEN_MS : tokens.expires_in * 1000) }
   }
 
@@ -104,7 +152,7 @@ export class TokenEndpoint {
 
   async #configure (): Promise<client.Configuration> {
     const { issuer, tokenEndpoint, clientId, clientSecret, clientAuth } = this.#config
-    const auth = clientAuth === 'client_secret_post' ? client.ClientSecretPost(clientSecret) : client.ClientSecretBasic(clientSecret)
+    const auth = clientSecret === undefined ? client.None() : clientAuth === 'client_secret_post' ? client.ClientSecretPost(clientSecret) : client.ClientSecretBasic(clientSecret)
     const url = new URL(issuer ?? tokenEndpoint!)
     // Plain http only to this machine (a development or test server); the declaration refused it elsewhere.
     const insecure = url.protocol === 'http:' && isLoopback(url.hostname)

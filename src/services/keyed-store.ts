@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 
 /**
- * Short-lived JSON values under random ids (sign-in flows, sessions), kept by the gateway and
- * never handed to the browser, which holds only the id in an HttpOnly cookie. Keys are the
+ * JSON values under ids, kept by the gateway: sign-in flows and sessions (the browser holds only
+ * the random id, in an HttpOnly cookie), and a person's links to upstream accounts. Keys are the
  * SHA-256 of the id, so a read of the store gives no cookie that works.
  */
 export interface KeyedStore {

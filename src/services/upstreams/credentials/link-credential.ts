@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto'
+import type { Principal } from '../../../core/app-context.js'
+import { UpstreamError } from '../../../core/errors.js'
+import type { KeyedStore } from '../../keyed-store.js'
+import type { Applied, CredentialDeps, UpstreamCredential } from './credential.js'
+import type { TokenClientConfig } from './declaration.js'
+import { TokenCache, type SharedTokens } from './token-cache.js'
+import { TokenEndpoint, TokenFailure, type Token } from './token-endpoint.js'
+
+/*
+ * A person's own account at the upstream, linked once in the browser: authorization code with
+ * PKCE against the upstream's authorization server, begun and finished by the connections page.
+ * The link keeps the refresh token (sealed in Redis, or in this process); access tokens are kept
+ * like every token (fetched once however many calls wait, across replicas too, which matters
+ * here: a rotated refresh token used twice is revoked). A refresh token the issuer refuses
+ * breaks the link, and the next call asks the person to link again.
+ */
+
+export type LinkState = 'linked' | 'broken'
+
+/** What a link keeps. Never shown: the page sees `state` and `linkedAt`. */
+interface LinkRecord {
+  readonly state: LinkState
+  readonly refreshToken?: string
+  readonly linkedAt: number
+  /** Why a link broke. */
+  readonly why?: string
+}
+
+interface Flow {
+  readonly upstream: string
+  readonly principal: string
+  readonly verifier: string
+  readonly redirectUri: string
+}
+
+export interface LinkDeps extends CredentialDeps {
+  readonly links: KeyedStore
+  readonly flows: KeyedStore
+  /** Where a person links their accounts (the connections page), for the answer to a call that needs one. */
+  readonly connectionsUrl: string
+  readonly linkEvent: (event: 'linked' | 'unlinked' | 'broken' | 'refreshed') => void
+}
+
+/** A link lasts this long without a call refreshing it. */
+const LINK_TTL_MS = 180 * 24 * 60 * 60_000
+/** How long a person may take at the authorization server. */
+const FLOW_TTL_MS = 10 * 60_000
+
+export class LinkCredential implements UpstreamCredential {
+  readonly mode = 'link'
+  readonly headerNames = ['authorization']
+  readonly upstream: string
+  readonly #endpoint: TokenEndpoint
+  readonly #cache: TokenCache
+  readonly #deps: LinkDeps
+  readonly #hasSecret: boolean
+
+  constructor (client: TokenClientConfig, deps: LinkDeps, shared?: SharedTokens) {
+    this.upstream = deps.upstream
+    this.#deps = deps
+    this.#hasSecret = client.clientSecret !== undefined
+    this.#endpoint = new TokenEndpoint(client, deps.tokenTimeoutMs ?? 10_000, deps.now)
+    this.#cache = new TokenCache({ ...(shared === undefined ? {} : { shared }), ...(deps.now === undefined ? {} : { now: deps.now }) })
+  }
+
+  async check (): Promise<TokenFailure | undefined> {
+    return await this.#endpoint.check()
+  }
+
+  apply (principal: Principal | undefined, waitMs: number): Applied | Promise<Applied> {
+    // The gateway's own requests (connecting, listing): its client's own token when it has a secret, else the static headers alone.
+    if (principal === undefined) {
+      if (!this.#hasSecret) return { headers: {}, refused: async () => { throw this.#rejected() } }
+      return this.#obtain('\0service', waitMs, async () => await this.#endpoint.clientCredentials()).then(token => this.#bearer(token, async () => { throw this.#rejected() }))
+    }
+    const key = keyOf(this.upstream, principal.id)
+    const refetch = async (): Promise<Applied> => {
+      // Refused: a kept access token revoked since. Once more with a refreshed one; refused again is the upstream's 502.
+      await this.#cache.forget(key)
+      return this.#bearer(await this.#obtain(key, waitMs, async () => await this.#refresh(principal.id)), async () => {
+        await this.#cache.forget(key)
+        throw this.#rejected()
+      })
+    }
+    const kept = this.#cache.kept(key)
+    if (kept !== undefined) return this.#bearer(kept, refetch)
+    return this.#obtain(key, waitMs, async () => await this.#refresh(principal.id)).then(token => this.#bearer(token, refetch))
+  }
+
+  /** Where `principal`'s browser goes to link: the authorization server's URL, and the flow's id (its `state`, bound to the browser by a cookie). */
+  async begin (principal: Principal, redirectUri: string): Promise<{ readonly url: string, readonly flowId: string }> {
+    const state = randomBytes(32).toString('base64url')
+    const verifier = randomBytes(32).toString('base64url')
+    await this.#deps.flows.set(state, { upstream: this.upstream, principal: principal.id, verifier, redirectUri } satisfies Flow, FLOW_TTL_MS)
+    return { url: await this.#endpoint.authorizationUrl(redirectUri, state, verifier), flowId: state }
+  }
+
+  /**
+   * The browser came back (`callback`, the whole URL) from a flow this browser began
+   * (`flowId`, its cookie): the code exchanged and the link kept, for the principal who began it.
+   * Throws an `Error` saying why not (the page shows it).
+   */
+  async finish (flowId: string, callback: URL): Promise<{ readonly principal: string }> {
+    const flow = await this.#deps.flows.get(flowId) as Flow | undefined
+    if (flow === undefined || flow.upstream !== this.upstream) throw new Error('this link was not begun here, or took longer than ten minutes; begin again')
+    await this.#deps.flows.delete(flowId)
+    const error = callback.searchParams.get('error')
+    if (error !== null) throw new Error(`the authorization server said ${error.slice(0, 100)}`)
+    const tokens = await this.#endpoint.codeGrant(callback, flow.verifier, flowId)
+    const previous = await this.#deps.links.get(linkId(this.upstream, flow.principal)) as LinkRecord | undefined
+    await this.#deps.links.set(linkId(this.upstream, flow.principal), { state: 'linked', ...(tokens.refreshToken === undefined ? {} : { refreshToken: tokens.refreshToken }), linkedAt: Date.now() } satisfies LinkRecord, LINK_TTL_MS)
+    await this.#cache.put(keyOf(this.upstream, flow.principal), tokens)
+    if (previous?.refreshToken !== undefined) await this.#endpoint.revoke(previous.refreshToken).catch(() => undefined)
+    this.#deps.linkEvent('linked')
+    return { principal: flow.principal }
+  }
+
+  /** Whether the flow `flowId` is one of this upstream's. */
+  async owns (flowId: string): Promise<boolean> {
+    return (await this.#deps.flows.get(flowId) as Flow | undefined)?.upstream === this.upstream
+  }
+
+  /** What the page shows of `principal`'s link: its state and when it was made, never a token. */
+  async status (principal: Principal): Promise<{ readonly state: LinkState | 'unlinked', readonly linkedAt?: number, readonly why?: string }> {
+    const record = await this.#deps.links.get(linkId(this.upstream, principal.id)) as LinkRecord | undefined
+    if (record === undefined) return { state: 'unlinked' }
+    return { state: record.state, linkedAt: record.linkedAt, ...(record.why === undefined ? {} : { why: record.why }) }
+  }
+
+  /** Forget `principal`'s link here and revoke its refresh token at the issuer (best effort). */
+  async unlink (principal: Principal): Promise<boolean> {
+    const id = linkId(this.upstream, principal.id)
+    const record = await this.#deps.links.get(id) as LinkRecord | undefined
+    if (record === undefined) return false
+    await this.#deps.links.delete(id)
+    await this.#cache.forget(keyOf(this.upstream, principal.id))
+    if (record.refreshToken !== undefined) await this.#endpoint.revoke(record.refreshToken).catch(() => undefined)
+    this.#deps.linkEvent('unlinked')
+    return true
+  }
+
+  async #refresh (principal: string): Promise<Token> {
+    const id = linkId(this.upstream, principal)
+    const record = await this.#deps.links.get(id) as LinkRecord | undefined
+    if (record === undefined || record.state !== 'linked') throw new LinkNeeded(record === undefined ? 'unlinked' : 'broken')
+    if (record.refreshToken === undefined) return await this.#break(id, record, 'the authorization server gave no refresh token, and the access token expired')
+    let refreshed
+    try {
+      refreshed = await this.#endpoint.refresh(record.refreshToken)
+    } catch (error) {
+      if (error instanceof TokenFailure && error.kind === 'refused') return await this.#break(id, record, `the authorization server refused the refresh token (${error.oauthError ?? 'refused'})`)
+      throw error
+    }
+    // A rotated refresh token replaces the old one, which the server has now spent.
+    await this.#deps.links.set(id, { ...record, refreshToken: refreshed.refreshToken ?? record.refreshToken } satisfies LinkRecord, LINK_TTL_MS)
+    this.#deps.linkEvent('refreshed')
+    this.#deps.events.fetched()
+    return refreshed
+  }
+
+  async #break (id: string, record: LinkRecord, why: string): Promise<never> {
+    const { refreshToken: _spent, ...rest } = record
+    await this.#deps.links.set(id, { ...rest, state: 'broken', why } satisfies LinkRecord, LINK_TTL_MS)
+    this.#deps.linkEvent('broken')
+    throw new LinkNeeded('broken')
+  }
+
+  async #obtain (key: string, waitMs: number, fetch: () => Promise<Token>): Promise<Token> {
+    const { upstream, events } = this.#deps
+    try {
+      return (await this.#cache.get(key, fetch, waitMs)).token
+    } catch (error) {
+      if (error instanceof LinkNeeded) {
+        events.failed('link_required')
+        throw new UpstreamError('TOOLGATE_LINK_REQUIRED', `upstream "${upstream}" is reached with your own account there, which ${error.state === 'broken' ? 'needs linking again (the link broke)' : 'is not linked yet'}: link it at ${this.#deps.connectionsUrl}, then retry`, { upstream, link: error.state, linkUrl: this.#deps.connectionsUrl })
+      }
+      if (!(error instanceof TokenFailure)) throw error
+      events.failed(error.kind)
+      if (error.kind === 'unavailable') return await Promise.reject(new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${error.message}; nothing was sent upstream; retry after 2 s`, { retryAfter: 2, upstream }, { cause: error }))
+      throw new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${error.message}`, { upstream }, { cause: error })
+    }
+  }
+
+  #bearer (token: Token, refused: () => Promise<Applied>): Applied {
+    return { headers: { authorization: `Bearer ${token.value}` }, refused }
+  }
+
+  #rejected (): UpstreamError {
+    this.#deps.events.failed('rejected_by_upstream')
+    return new UpstreamError('TOOLGATE_UPSTREAM_UNAUTHORIZED', `upstream "${this.upstream}" answered 401 to a token the gateway had just obtained for it (link); nothing ran there, and the token was dropped`, { upstream: this.upstream })
+  }
+}
+
+class LinkNeeded extends Error {
+  constructor (readonly state: 'unlinked' | 'broken') {
+    super(`link ${state}`)
+  }
+}
+
+function linkId (upstream: string, principal: string): string {
+  return `link\n${upstream}\n${principal}`
+}
+
+function keyOf (upstream: string, principal: string): string {
+  return `${upstream}\nlink\n${principal}`
+}
