@@ -34,7 +34,7 @@ export interface AuthorizationServer {
   close: () => Promise<void>
 }
 
-export async function startAuthorizationServer (options: { readonly accessTokenTtlSec?: number, readonly linkRedirectUri?: string } = {}): Promise<AuthorizationServer> {
+export async function startAuthorizationServer (options: { readonly accessTokenTtlSec?: number, readonly linkRedirectUri?: string | readonly string[] } = {}): Promise<AuthorizationServer> {
   const ttl = options.accessTokenTtlSec ?? 300
   const caller = await generateKeyPair('RS256', { extractable: true })
   const signing = await generateKeyPair('RS256', { extractable: true })
@@ -69,7 +69,7 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
       client_secret: LINK_CLIENT.secret,
       // Its own token too: the gateway lists a linked MCP server's tools as itself.
       grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
-      redirect_uris: [options.linkRedirectUri],
+      redirect_uris: [options.linkRedirectUri].flat(),
       response_types: ['code' as const],
       token_endpoint_auth_method: 'client_secret_basic' as const,
     }]],
