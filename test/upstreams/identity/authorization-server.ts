@@ -34,7 +34,17 @@ export interface AuthorizationServer {
   close: () => Promise<void>
 }
 
-export async function startAuthorizationServer (options: { readonly accessTokenTtlSec?: number, readonly linkRedirectUri?: string | readonly string[] } = {}): Promise<AuthorizationServer> {
+export interface AuthorizationServerOptions {
+  readonly accessTokenTtlSec?: number
+  /** Register the gateway's link client, redirecting here. */
+  readonly linkRedirectUri?: string | readonly string[]
+  /** Open dynamic client registration (RFC 7591), as an MCP host expects. */
+  readonly registration?: boolean
+  /** The scopes a resource's tokens may carry (default `upstream:use`). */
+  readonly resourceScope?: string
+}
+
+export async function startAuthorizationServer (options: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
   const ttl = options.accessTokenTtlSec ?? 300
   const caller = await generateKeyPair('RS256', { extractable: true })
   const signing = await generateKeyPair('RS256', { extractable: true })
@@ -55,7 +65,7 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const jwtFor = (audience: string): ConstructorParameters<Provider['ResourceServer']>[1] => ({ audience, scope: 'upstream:use', accessTokenFormat: 'jwt', accessTokenTTL: ttl, jwt: { sign: { alg: 'RS256' } } })
+  const jwtFor = (audience: string): ConstructorParameters<Provider['ResourceServer']>[1] => ({ audience, scope: options.resourceScope ?? 'upstream:use', accessTokenFormat: 'jwt', accessTokenTTL: ttl, jwt: { sign: { alg: 'RS256' } } })
   provider = new Provider(url, {
     clients: [{
       client_id: GATEWAY_CLIENT.id,
@@ -74,13 +84,14 @@ export async function startAuthorizationServer (options: { readonly accessTokenT
       token_endpoint_auth_method: 'client_secret_basic' as const,
     }]],
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
-    scopes: ['openid', 'offline_access', 'upstream:use'],
+    scopes: ['openid', 'offline_access', ...(options.resourceScope ?? 'upstream:use').split(' ')],
     pkce: { required: () => true },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     cookies: { keys: ['authorization-server-test-cookie-key-0123456789'] },
     jwks: { keys: [{ ...await exportJWK(signing.privateKey), kid: 'as-1', alg: 'RS256', use: 'sig' }] },
     features: {
-      devInteractions: { enabled: options.linkRedirectUri !== undefined },
+      devInteractions: { enabled: options.linkRedirectUri !== undefined || options.registration === true },
+      registration: { enabled: options.registration === true },
       revocation: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
