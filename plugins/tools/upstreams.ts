@@ -19,6 +19,7 @@ const UpstreamStatus = z.object({
   protocolVersion: z.string().optional().describe('The MCP protocol version negotiated, while up'),
   lastError: z.string().optional().describe('Why it is down (a service: why its last reload failed); configured secrets are never shown'),
   auth: z.enum(['client_credentials', 'token_exchange', 'link', 'identity']).optional().describe('How its calls reach it beyond its static headers: the gateway\'s own OAuth token, the caller\'s exchanged, or the caller asserted; absent: the static headers alone. Never the credential.'),
+  children: z.number().int().optional().describe('A stdio server run once per person (`auth` with `env`): its children running now'),
   skipped: z.array(z.object({ operation: z.string(), why: z.string() })).readonly().optional().describe('Operations of a service that are not served, and why'),
 }).meta({ id: 'UpstreamStatus' })
 

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { EFFECTS } from '../../core/tool.js'
 import { TOOL_ID } from '../../core/define-tool.js'
 import { ConfigError } from '../config.js'
-import { AuthSchema, authConfigOf, type AuthConfig } from './credentials/declaration.js'
+import { AuthSchema, authConfigOf, StdioAuthSchema, type AuthConfig, type PerPersonConfig } from './credentials/declaration.js'
 
 /*
  * The upstreams file: the `mcpServers` object that Claude Desktop, Cursor and mcpo read,
@@ -34,6 +34,8 @@ const StdioServer = z.object({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().min(1).optional(),
+  /** One child per person, their token in its environment (see credentials/). */
+  auth: StdioAuthSchema.optional(),
   ...Ours,
 }).strict()
 
@@ -112,6 +114,8 @@ export interface StdioServerConfig {
   readonly args: readonly string[]
   readonly env: Readonly<Record<string, string>>
   readonly cwd?: string
+  /** One child per person, their token in its environment; absent: one child for everyone. */
+  readonly perPerson?: PerPersonConfig
   readonly required: boolean
   readonly maxInFlight: number
   readonly maxQueue: number
@@ -280,8 +284,14 @@ function serverOf (name: string, value: unknown, path: string, env: NodeJS.Proce
     for (const [key, text] of Object.entries(stdio.env)) envOut[key] = expand(text, `env.${key}`)
     // Every value the file gives a child may be a credential, even one written in the file itself.
     for (const text of Object.values(envOut)) if (text.length >= 8) secrets.push(text)
+    let perPerson: PerPersonConfig | undefined
+    if (stdio.auth !== undefined) {
+      const { env: variable, maxChildren, idleSeconds, ...auth } = stdio.auth
+      perPerson = { auth: authConfigOf(auth, at, expand, fail, secrets) as PerPersonConfig['auth'], env: variable, maxChildren, idleMs: idleSeconds * 1000 }
+    }
     return {
       ...common,
+      ...(perPerson === undefined ? {} : { perPerson }),
       transport: 'stdio',
       command: expand(stdio.command, 'command'),
       args: stdio.args.map((arg, i) => expand(arg, `args.${i}`)),

@@ -27,6 +27,8 @@ export interface UpstreamStatus {
   readonly lastError?: string
   /** How calls reach it beyond its static headers (absent: those alone); never the credential itself. */
   readonly auth?: 'client_credentials' | 'token_exchange' | 'link' | 'identity'
+  /** A stdio server run once per person: its children running now. */
+  readonly children?: number
   /** A service's operations that are not served, and why. */
   readonly skipped?: ReadonlyArray<{ readonly operation: string, readonly why: string }>
 }

@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../public-url.js'
 import { StartError } from '../start-error.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 import { UpstreamConnection } from './mcp/connection.js'
+import { PersonalChildren } from './mcp/personal-children.js'
 import type { UpstreamLog, UpstreamStatus } from './status.js'
 import { declarationOf } from './mcp/declarations.js'
 import { UpstreamFeatures } from './mcp/features.js'
@@ -75,16 +76,24 @@ export class Upstreams {
     this.#connections = file.servers.map(server => {
       const up = this.#up.child({ upstream: server.name })
       const restarts = this.#restarts.child({ upstream: server.name })
-      return new UpstreamConnection(server, {
+      const credential = credentials?.of(server.name)
+      const shared = {
         log: options.log,
         maxMessageBytes: options.maxMessageBytes,
         connectTimeoutMs: options.connectTimeoutMs,
         backoff: options.backoff,
+        onTools: () => undefined,
+        ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      }
+      // A stdio server's credential is its people's children's, never the listing child's.
+      const personal = server.transport === 'stdio' && server.perPerson !== undefined && credential !== undefined ? new PersonalChildren(server, credential, shared) : undefined
+      return new UpstreamConnection(server, {
+        ...shared,
         onState: state => { up.set(state === 'up' ? 1 : 0) },
         onRestart: () => { restarts.inc() },
         onTools: tools => { this.#listed(server.name, tools) },
-        credential: credentials?.of(server.name),
-        ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+        credential: server.transport === 'stdio' ? undefined : credential,
+        personal,
       })
     })
     this.#services = file.services.map(service => new OpenApiService(service, {

@@ -48,7 +48,10 @@ export class Credentials {
 
   static async open (file: UpstreamsFile, settings: CredentialSettings): Promise<Credentials> {
     const declared = [
-      ...file.servers.flatMap(server => server.transport !== 'stdio' && server.auth !== undefined ? [[server.name, server.auth, `upstreams file ${file.path}: mcpServers.${server.name}.auth`] as const] : []),
+      ...file.servers.flatMap(server => {
+        const auth = server.transport === 'stdio' ? server.perPerson?.auth : server.auth
+        return auth !== undefined ? [[server.name, auth, `upstreams file ${file.path}: mcpServers.${server.name}.auth`] as const] : []
+      }),
       ...file.services.flatMap(service => service.auth !== undefined ? [[service.name, service.auth, `upstreams file ${file.path}: openapi.${service.name}.auth`] as const] : []),
     ] satisfies ReadonlyArray<readonly [string, AuthConfig, string]>
     const fetched = new CounterFamily('toolgate_upstream_tokens_fetched_total', 'Tokens the gateway obtained at a token endpoint for an upstream, by upstream and mode')

@@ -67,6 +67,31 @@ const Identity = z.object({
 
 export const AuthSchema = z.discriminatedUnion('type', [ClientCredentials, TokenExchange, Link, Identity])
 
+/**
+ * A stdio server that takes a person's token from its environment (as GitHub's does): one
+ * child per person, started on first use with their token (exchanged or linked) in `env`.
+ */
+const PerPerson = {
+  /** The variable the person's access token goes in. */
+  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'),
+  /** Children at once, over all people; the least recently used idle one makes room. */
+  maxChildren: z.number().int().min(1).max(1_000).default(16),
+  /** A child no call used for this long is stopped. */
+  idleSeconds: z.number().int().min(1).max(86_400).default(300),
+}
+export const StdioAuthSchema = z.discriminatedUnion('type', [
+  TokenExchange.extend(PerPerson).strict(),
+  Link.extend(PerPerson).strict(),
+])
+
+/** A stdio server's per-person children: the credential that makes each one's token, and where it goes. */
+export interface PerPersonConfig {
+  readonly auth: Extract<AuthConfig, { type: 'token_exchange' | 'link' }>
+  readonly env: string
+  readonly maxChildren: number
+  readonly idleMs: number
+}
+
 export type AuthDeclaration = z.output<typeof AuthSchema>
 
 

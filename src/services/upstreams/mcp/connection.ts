@@ -39,6 +39,15 @@ export interface ConnectionOptions {
   readonly credential?: UpstreamCredential | undefined
   /** The gateway's tool timeout, for calls of tools without their own. */
   readonly toolTimeoutMs?: number
+  /** A stdio server run once per person: its calls go to their own child (`PersonalChildren`), this one lists. */
+  readonly personal?: Personal | undefined
+}
+
+/** Where a call of a server run once per person goes instead. */
+interface Personal {
+  readonly size: number
+  run: <T>(call: UpstreamCall, send: (connection: UpstreamConnection) => Promise<T>) => Promise<T>
+  close: () => Promise<void>
 }
 
 export interface UpstreamCall {
@@ -104,6 +113,11 @@ export class UpstreamConnection {
   }
 
   get state (): UpstreamState { return this.#state }
+  /** How calls reach the server beyond the file's headers or environment. */
+  get #auth (): UpstreamStatus['auth'] {
+    return this.config.transport === 'stdio' ? this.config.perPerson?.auth.type : this.config.auth?.type
+  }
+
   get tools (): readonly McpToolInfo[] { return this.#tools }
   get features (): ServerFeatures { return this.#features }
 
@@ -124,22 +138,26 @@ export class UpstreamConnection {
       since: this.#since,
       ...(this.#state === 'up' && this.#client?.getNegotiatedProtocolVersion() !== undefined ? { protocolVersion: this.#client.getNegotiatedProtocolVersion() } : {}),
       ...(this.#lastError === undefined || this.#state === 'up' ? {} : { lastError: this.#lastError }),
-      ...(this.#options.credential === undefined ? {} : { auth: this.#options.credential.mode }),
+      ...(this.#auth === undefined ? {} : { auth: this.#auth }),
+      ...(this.#options.personal === undefined ? {} : { children: this.#options.personal.size }),
     }
   }
 
   /** Call tool `name` of this server; answers its result or throws an `UpstreamError`. */
   async call (name: string, args: unknown, call: UpstreamCall): Promise<CallToolResult> {
+    if (this.#options.personal !== undefined) return await this.#options.personal.run(call, async child => await child.call(name, args, call))
     return await this.#inSlot(call, name, async () => await this.#send(name, args, call))
   }
 
   /** `resources/read` on this server: its result as sent (the SDK checks its shape), or an `UpstreamError`. */
   async readResource (uri: string, call: UpstreamCall): Promise<ReadResourceResult> {
+    if (this.#options.personal !== undefined) return await this.#options.personal.run(call, async child => await child.readResource(uri, call))
     return await this.#request(call, uri, async client => await client.readResource({ uri, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
   }
 
   /** `prompts/get` on this server. */
   async getPrompt (name: string, args: Record<string, string>, call: UpstreamCall): Promise<GetPromptResult> {
+    if (this.#options.personal !== undefined) return await this.#options.personal.run(call, async child => await child.getPrompt(name, args, call))
     return await this.#request(call, name, async client => await client.getPrompt({ name, arguments: args, ...(call.trace === undefined ? {} : { _meta: { ...call.trace } }) }, { signal: call.signal, timeout: 2 ** 31 - 1 }))
   }
 
@@ -434,7 +452,7 @@ export class UpstreamConnection {
       this.#timer = undefined
       const client = this.#client
       this.#client = undefined
-      await client?.close().catch(() => undefined)
+      await Promise.all([client?.close().catch(() => undefined), this.#options.personal?.close()])
     })()
     await this.#closing
   }

@@ -51,7 +51,7 @@ export function declarationOf ({ id, upstream, operator, connection }: UpstreamT
   const effects = pick('effects', operator.effects, hinted ? hintedEffects(hints, isReadOnly) : undefined, hintedEffects(hints, isReadOnly))
   const description = pick('description', operator.description, nonEmpty(upstream.description) ?? nonEmpty(upstream.title), `The tool "${upstream.name}" of the MCP server "${connection.config.name}".`)
   const output = upstream.outputSchema === undefined ? undefined : jsonSchema(upstream.outputSchema)
-  const auth = connection.config.transport === 'stdio' ? undefined : connection.config.auth
+  const auth = connection.config.transport === 'stdio' ? connection.config.perPerson?.auth : connection.config.auth
   const origin: ToolOrigin = { type: 'mcp', server: connection.config.name, name: upstream.name, ...(auth === undefined ? {} : { credential: auth.type }), declaredBy }
   const declaration: Declaration = {
     id,
