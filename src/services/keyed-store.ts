@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis'
 export interface KeyedStore {
   get (id: string): Promise<unknown>
   set (id: string, value: unknown, ttlMs: number): Promise<void>
+  /** Set only when nothing is there: true when this value was stored (the first writer wins). */
+  setIfAbsent (id: string, value: unknown, ttlMs: number): Promise<boolean>
   delete (id: string): Promise<void>
 }
 
@@ -40,6 +42,12 @@ export class MemoryKeyedStore implements KeyedStore {
     this.#entries.set(key, { value: JSON.stringify(value), expiresAt: this.now() + ttlMs })
   }
 
+  async setIfAbsent (id: string, value: unknown, ttlMs: number): Promise<boolean> {
+    if (await this.get(id) !== undefined) return false
+    await this.set(id, value, ttlMs)
+    return true
+  }
+
   async delete (id: string): Promise<void> {
     this.#entries.delete(keyOf(id))
   }
@@ -56,6 +64,10 @@ export class RedisKeyedStore implements KeyedStore {
 
   async set (id: string, value: unknown, ttlMs: number): Promise<void> {
     await this.redis.set(this.prefix + keyOf(id), JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)))
+  }
+
+  async setIfAbsent (id: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return await this.redis.set(this.prefix + keyOf(id), JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)), 'NX') === 'OK'
   }
 
   async delete (id: string): Promise<void> {

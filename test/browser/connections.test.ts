@@ -21,6 +21,8 @@ import { HAVE_CHROMIUM, launchChromium } from './chromium.js'
 let issuer: AuthorizationServer
 let api: BearerUpstream
 let mcp: BearerUpstream
+/** A remote MCP server whose issuer the gateway finds from its metadata, registering a client there itself. */
+let found: BearerUpstream
 let app: FastifyInstance
 let browser: Browser
 let base = ''
@@ -29,15 +31,16 @@ beforeAll(async () => {
   if (!HAVE_CHROMIUM) return
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
-  issuer = await startAuthorizationServer({ accessTokenTtlSec: 4, linkRedirectUri: `${base}/connections/callback` })
+  issuer = await startAuthorizationServer({ accessTokenTtlSec: 4, linkRedirectUri: `${base}/connections/callback`, registration: true })
   const trust = { jwksUrl: `${issuer.url}/jwks`, issuer: issuer.url }
   api = await startBearerApi(trust)
   mcp = await startBearerMcpServer(trust)
+  found = await startBearerMcpServer(trust, { advertise: true })
   process.env.TOOLGATE_TEST_LINK_SECRET = LINK_CLIENT.secret
   const link = (resource: string): Record<string, unknown> => ({ type: 'link', issuer: issuer.url, clientId: LINK_CLIENT.id, clientSecret: '${TOOLGATE_TEST_LINK_SECRET}', scope: 'openid upstream:use', resource })
   const config = loadConfig({}, {
     apiKeys: API_KEYS, port, approvalsPublicUrl: base,
-    upstreamsFile: upstreamsFile({ openapi: { api: { document: `${api.url}/openapi.json`, auth: link(api.url) } }, mcpServers: { bearer: { url: mcp.url, auth: link(mcp.url) } } }),
+    upstreamsFile: upstreamsFile({ openapi: { api: { document: `${api.url}/openapi.json`, auth: link(api.url) } }, mcpServers: { bearer: { url: mcp.url, auth: link(mcp.url) }, found: { url: found.url, auth: { type: 'link', scope: 'openid upstream:use' } } } }),
   })
   app = await buildApp({ config, tools: [] })
   await app.listen({ host: '127.0.0.1', port })
@@ -46,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await app?.close()
-  await Promise.all([issuer?.close(), api?.close(), mcp?.close()])
+  await Promise.all([issuer?.close(), api?.close(), mcp?.close(), found?.close()])
 })
 
 async function call (tool: string, key: string): Promise<{ status: number, body: Record<string, unknown> }> {
@@ -133,6 +136,28 @@ describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_
     const text = await page.content()
     for (const sent of [...api.tokens, ...mcp.tokens]) expect(text).not.toContain(sent.replace('Bearer ', ''))
     expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('finds a remote MCP server\'s issuer from its metadata, registers a client there, and links through it', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${base}/connections/ui`)
+    await page.locator('#key').fill(KEYS.carol)
+    await page.locator('#key-form button[type="submit"]').click()
+    await page.locator('li.connection[data-upstream="found"] button.link').click()
+    await page.waitForURL(url => url.origin === issuer.url)
+    // The authorization request of a client the gateway registered, for the server's own resource.
+    const asked = new URL(page.url())
+    expect(asked.pathname === '/auth' || asked.pathname.startsWith('/interaction/')).toBe(true)
+    await page.locator('input[name="login"]').fill('carol-found')
+    await page.locator('input[name="password"]').fill('any')
+    await page.locator('button[type="submit"]').click()
+    await page.locator('button[type="submit"]', { hasText: 'Continue' }).click()
+    await page.locator('li.connection.linked[data-upstream="found"]').waitFor()
+    const answer = await call('found_whoami', KEYS.carol)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body).toMatchObject({ structuredContent: { subject: 'carol-found' } })
     await context.close()
   })
 

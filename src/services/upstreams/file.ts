@@ -235,6 +235,7 @@ function serviceOf (name: string, value: unknown, path: string, env: NodeJS.Proc
     if (headers[key].length >= 8) secrets.push(headers[key])
   }
   const auth = service.auth === undefined ? undefined : authConfigOf(service.auth, at, expand, fail, secrets)
+  if (auth?.type === 'link' && auth.client.issuer === undefined) fail(`${at}.auth.issuer`, 'is needed for a service (a remote MCP server\'s is found from its metadata)')
   return {
     name,
     document,
@@ -288,6 +289,7 @@ function serverOf (name: string, value: unknown, path: string, env: NodeJS.Proce
     if (stdio.auth !== undefined) {
       const { env: variable, maxChildren, idleSeconds, ...auth } = stdio.auth
       perPerson = { auth: authConfigOf(auth, at, expand, fail, secrets) as PerPersonConfig['auth'], env: variable, maxChildren, idleMs: idleSeconds * 1000 }
+      if (perPerson.auth.type === 'link' && perPerson.auth.client.issuer === undefined) fail(`${at}.auth.issuer`, 'is needed for a stdio server (a remote MCP server\'s is found from its metadata)')
     }
     return {
       ...common,

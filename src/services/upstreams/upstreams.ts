@@ -270,7 +270,7 @@ export function upstreamsOptionsOf (config: Config, log: UpstreamLog): Upstreams
       redisPrefix: config.redisPrefix,
       ...(config.credentialsKey === undefined ? {} : { credentialsKey: config.credentialsKey }),
       ...(config.upstreamSigningKey === undefined ? {} : { signingKey: config.upstreamSigningKey }),
-      connectionsUrl: `${publicBaseUrl(config)}/connections/ui`,
+      publicUrl: publicBaseUrl(config),
     },
   }
 }

@@ -45,8 +45,12 @@ function verifierOf (trust: Trust, audience: () => string, revoked: Set<string>)
   }
 }
 
-/** A stateless MCP server (one server per request, the SDK's own pattern) with a `whoami` tool. */
-export async function startBearerMcpServer (trust: Trust): Promise<BearerUpstream> {
+/**
+ * A stateless MCP server (one server per request, the SDK's own pattern) with a `whoami` tool.
+ * With `advertise`, it serves its protected resource metadata (RFC 9728) naming its issuer, as
+ * an MCP server does for MCP clients to find where to get a token.
+ */
+export async function startBearerMcpServer (trust: Trust, options: { readonly advertise?: boolean } = {}): Promise<BearerUpstream> {
   const subjects: string[] = []
   const tokens: string[] = []
   const revoked = new Set<string>()
@@ -55,6 +59,9 @@ export async function startBearerMcpServer (trust: Trust): Promise<BearerUpstrea
   const verify = verifierOf(trust, () => url, revoked)
   const app = express()
   app.use(express.json())
+  if (options.advertise === true) {
+    app.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => { response.json({ resource: url, authorization_servers: [trust.issuer], scopes_supported: ['upstream:use'] }) })
+  }
   app.use((request, response, next) => {
     tokens.push(request.headers.authorization ?? '')
     response.on('finish', () => { if (response.statusCode === 401) refusals++ })

@@ -260,6 +260,10 @@ describe('upstream credentials', { timeout: SLOW.PROCESS_MS }, () => {
     await expect(build({ type: 'identity', headers: { 'X-User': '{principal.email}' } })).rejects.toThrow(/openapi\.api\.auth\.headers\.X-User: \{principal\.email\} is not one of/)
     await expect(build({ type: 'client_credentials', issuer: r.issuer.url, ...client }, { redisUrl: 'redis://127.0.0.1:6379' })).rejects.toThrow(/openapi\.api\.auth: with REDIS_URL, .* set CREDENTIALS_KEY/)
     await expect(build({ type: 'client_credentials', issuer: r.issuer.url, ...client, scopes: 'x' })).rejects.toThrow(/openapi\.api\.auth: unknown key "scopes"/)
+    await expect(build({ type: 'link', clientId: 'x' })).rejects.toThrow(/openapi\.api\.auth\.issuer: is needed for a service/)
+    // A remote MCP server whose link names no issuer, and which serves no metadata to find one by.
+    const silent = loadConfig({}, { apiKeys: API_KEYS, upstreamsFile: upstreamsFile({ mcpServers: { quiet: { url: r.mcp.url, auth: { type: 'link' } } } }) })
+    await expect(buildApp({ config: silent, tools: [] })).rejects.toThrow(/mcpServers\.quiet\.auth: the server serves no protected resource metadata/)
   })
 
   it('identity: the caller asserted in headers and in a JWT the gateway signs, which the upstream verifies with the gateway\'s JWKS', async () => {

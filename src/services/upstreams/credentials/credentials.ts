@@ -27,8 +27,8 @@ export interface CredentialSettings {
   readonly redisPrefix?: string
   readonly credentialsKey?: string
   readonly signingKey?: string
-  /** The connections page, where a person links an account: named in the answer to a call that needs one. */
-  readonly connectionsUrl?: string
+  /** Where people reach the gateway (`APPROVALS_PUBLIC_URL`, or its listen address): the connections page and its callback are under it. */
+  readonly publicUrl?: string
 }
 
 export class Credentials {
@@ -80,6 +80,7 @@ export class Credentials {
     const flows: KeyedStore | undefined = !linking ? undefined : redis === undefined ? new MemoryKeyedStore() : new SealedKeyedStore(new RedisKeyedStore(redis, `${settings.redisPrefix ?? 'toolgate:'}link-flows:`), sealer!)
     if (linking && redis === undefined) settings.log.warn({}, 'people\'s links to upstream accounts are kept in this process: they are lost on restart (set REDIS_URL and CREDENTIALS_KEY to keep them)')
     const linkEvents = new CounterFamily('toolgate_upstream_link_events_total', 'What happened to people\'s links to upstream accounts, by upstream and event (linked, unlinked, refreshed, broken)')
+    const serverUrls = new Map(file.servers.flatMap(server => server.transport === 'stdio' ? [] : [[server.name, server.url] as const]))
     const byUpstream = new Map<string, UpstreamCredential>()
     const where = new Map<string, string>()
     for (const [upstream, auth, at] of declared) {
@@ -97,7 +98,15 @@ export class Credentials {
       }
       byUpstream.set(upstream, auth.type !== 'link'
         ? credentialOf(auth, deps)
-        : new LinkCredential(auth.client, { ...deps, links: links!, flows: flows!, connectionsUrl: settings.connectionsUrl ?? '/connections/ui', linkEvent: event => { linkEvents.child({ upstream, event }).inc() } }, shared))
+        : new LinkCredential(auth.client, {
+          ...deps,
+          links: links!,
+          flows: flows!,
+          connectionsUrl: `${settings.publicUrl ?? ''}/connections/ui`,
+          callbackUrl: `${settings.publicUrl ?? ''}/connections/callback`,
+          ...(serverUrls.has(upstream) ? { serverUrl: serverUrls.get(upstream)! } : {}),
+          linkEvent: event => { linkEvents.child({ upstream, event }).inc() },
+        }, shared))
       where.set(upstream, at)
     }
     return new Credentials(byUpstream, where, signer, redis, [fetched, failures, ...linking ? [linkEvents] : []])

@@ -36,8 +36,10 @@ const TokenExchange = z.object({
 /** A person's own account at the upstream's authorization server, linked once in the browser (authorization code with PKCE). */
 const Link = z.object({
   type: z.literal('link'),
-  issuer: Url,
-  clientId: z.string().min(1),
+  /** Absent, for a remote MCP server: found as MCP clients find it, from its protected resource metadata. */
+  issuer: Url.optional(),
+  /** Absent: the gateway registers itself at the issuer (dynamic client registration, RFC 7591). */
+  clientId: z.string().min(1).optional(),
   /** Absent: a public client, proved by PKCE alone. */
   clientSecret: z.string().min(1).optional(),
   clientAuth: TokenClient.clientAuth,
@@ -108,10 +110,13 @@ export interface TokenClientConfig {
   readonly resource?: string
 }
 
+/** A link's client: its issuer found from the server's metadata, and the client registered, when not declared. */
+export type LinkClientConfig = Omit<TokenClientConfig, 'clientId'> & { readonly clientId?: string }
+
 export type AuthConfig =
   | { readonly type: 'client_credentials', readonly client: TokenClientConfig }
   | { readonly type: 'token_exchange', readonly client: TokenClientConfig, readonly audience?: string }
-  | { readonly type: 'link', readonly client: TokenClientConfig }
+  | { readonly type: 'link', readonly client: LinkClientConfig }
   | { readonly type: 'identity', readonly headers: Readonly<Record<string, string>>, readonly jwt?: z.output<typeof SignedJwt> }
 
 const TEMPLATE = /\{([^{}]*)\}/g
@@ -152,17 +157,18 @@ export function authConfigOf (auth: AuthDeclaration, at: string, expand: (text: 
   const resource = url('resource')
   const clientSecret = auth.clientSecret === undefined ? undefined : expand(auth.clientSecret, 'auth.clientSecret')
   if (clientSecret !== undefined) secrets.push(clientSecret)
-  const client: TokenClientConfig = {
+  if (auth.type === 'link' && auth.clientId === undefined && clientSecret !== undefined) fail(`${at}.auth.clientSecret`, 'a secret needs its "clientId" (without both, the gateway registers a client of its own)')
+  const common = {
     ...(issuer === undefined ? {} : { issuer }),
     ...(tokenEndpoint === undefined ? {} : { tokenEndpoint }),
-    clientId: expand(auth.clientId, 'auth.clientId'),
     ...(clientSecret === undefined ? {} : { clientSecret }),
     clientAuth: auth.clientAuth,
     ...(auth.scope === undefined ? {} : { scope: auth.scope }),
     ...(resource === undefined ? {} : { resource }),
   }
+  if (auth.type === 'link') return { type: 'link', client: { ...common, ...(auth.clientId === undefined ? {} : { clientId: expand(auth.clientId, 'auth.clientId') }) } }
+  const client: TokenClientConfig = { ...common, clientId: expand(auth.clientId, 'auth.clientId') }
   if (auth.type === 'client_credentials') return { type: 'client_credentials', client }
-  if (auth.type === 'link') return { type: 'link', client }
   return { type: 'token_exchange', client, ...(auth.audience === undefined ? {} : { audience: auth.audience }) }
 }
 

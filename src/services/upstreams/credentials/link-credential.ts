@@ -3,7 +3,8 @@ import type { Principal } from '../../../core/app-context.js'
 import { UpstreamError } from '../../../core/errors.js'
 import type { KeyedStore } from '../../keyed-store.js'
 import type { Applied, CredentialDeps, UpstreamCredential } from './credential.js'
-import type { TokenClientConfig } from './declaration.js'
+import type { LinkClientConfig } from './declaration.js'
+import { completeLinkClient } from './link-client.js'
 import { TokenCache, type SharedTokens } from './token-cache.js'
 import { TokenEndpoint, TokenFailure, type Token } from './token-endpoint.js'
 
@@ -39,6 +40,10 @@ export interface LinkDeps extends CredentialDeps {
   readonly flows: KeyedStore
   /** Where a person links their accounts (the connections page), for the answer to a call that needs one. */
   readonly connectionsUrl: string
+  /** The connections page's callback: the redirect URI of a client the gateway registers. */
+  readonly callbackUrl: string
+  /** A remote MCP server's URL: where its authorization server is found when the file names none. */
+  readonly serverUrl?: string
   readonly linkEvent: (event: 'linked' | 'unlinked' | 'broken' | 'refreshed') => void
 }
 
@@ -51,29 +56,48 @@ export class LinkCredential implements UpstreamCredential {
   readonly mode = 'link'
   readonly headerNames = ['authorization']
   readonly upstream: string
-  readonly #endpoint: TokenEndpoint
+  readonly #client: LinkClientConfig
   readonly #cache: TokenCache
   readonly #deps: LinkDeps
-  readonly #hasSecret: boolean
+  /** Found (the issuer) and registered (the client) on first use, when the file names neither. */
+  #resolved: Promise<{ readonly endpoint: TokenEndpoint, readonly hasSecret: boolean, readonly registered: boolean }> | undefined
 
-  constructor (client: TokenClientConfig, deps: LinkDeps, shared?: SharedTokens) {
+  constructor (client: LinkClientConfig, deps: LinkDeps, shared?: SharedTokens) {
     this.upstream = deps.upstream
+    this.#client = client
     this.#deps = deps
-    this.#hasSecret = client.clientSecret !== undefined
-    this.#endpoint = new TokenEndpoint(client, deps.tokenTimeoutMs ?? 10_000, deps.now)
     this.#cache = new TokenCache({ ...(shared === undefined ? {} : { shared }), ...(deps.now === undefined ? {} : { now: deps.now }) })
   }
 
   async check (): Promise<TokenFailure | undefined> {
-    return await this.#endpoint.check()
+    try {
+      return await (await this.#ready()).endpoint.check()
+    } catch (error) {
+      if (error instanceof TokenFailure) return error
+      throw error
+    }
+  }
+
+  /** The token endpoint, once the issuer is found and the client registered (a failure is tried again next time). */
+  async #ready (): Promise<{ readonly endpoint: TokenEndpoint, readonly hasSecret: boolean, readonly registered: boolean }> {
+    this.#resolved ??= (async () => {
+      const timeoutMs = this.#deps.tokenTimeoutMs ?? 10_000
+      const client = await completeLinkClient({ upstream: this.upstream, config: this.#client, ...(this.#deps.serverUrl === undefined ? {} : { serverUrl: this.#deps.serverUrl }), redirectUri: this.#deps.callbackUrl, store: this.#deps.links, timeoutMs })
+      return { endpoint: new TokenEndpoint(client, timeoutMs, this.#deps.now), hasSecret: client.clientSecret !== undefined, registered: client.registered }
+    })().catch((error: unknown) => {
+      this.#resolved = undefined
+      throw error
+    })
+    return await this.#resolved
+  }
+
+  async #endpoint (): Promise<TokenEndpoint> {
+    return (await this.#ready()).endpoint
   }
 
   apply (principal: Principal | undefined, waitMs: number): Applied | Promise<Applied> {
     // The gateway's own requests (connecting, listing): its client's own token when it has a secret, else the static headers alone.
-    if (principal === undefined) {
-      if (!this.#hasSecret) return { headers: {}, refused: async () => { throw this.#rejected() } }
-      return this.#obtain('\0service', waitMs, async () => await this.#endpoint.clientCredentials()).then(token => this.#bearer(token, async () => { throw this.#rejected() }))
-    }
+    if (principal === undefined) return this.#gatewayOwn(waitMs)
     const key = keyOf(this.upstream, principal.id)
     const refetch = async (): Promise<Applied> => {
       // Refused: a kept access token revoked since. Once more with a refreshed one; refused again is the upstream's 502.
@@ -88,12 +112,22 @@ export class LinkCredential implements UpstreamCredential {
     return this.#obtain(key, waitMs, async () => await this.#refresh(principal.id)).then(token => this.#bearer(token, refetch))
   }
 
+  async #gatewayOwn (waitMs: number): Promise<Applied> {
+    const refused = async (): Promise<Applied> => { throw this.#rejected() }
+    const { endpoint, hasSecret } = await this.#ready().catch((error: unknown) => { throw this.#failed(error) })
+    if (!hasSecret) return { headers: {}, refused }
+    return this.#bearer(await this.#obtain('\0service', waitMs, async () => await endpoint.clientCredentials()), refused)
+  }
+
   /** Where `principal`'s browser goes to link: the authorization server's URL, and the flow's id (its `state`, bound to the browser by a cookie). */
   async begin (principal: Principal, redirectUri: string): Promise<{ readonly url: string, readonly flowId: string }> {
     const state = randomBytes(32).toString('base64url')
     const verifier = randomBytes(32).toString('base64url')
-    await this.#deps.flows.set(state, { upstream: this.upstream, principal: principal.id, verifier, redirectUri } satisfies Flow, FLOW_TTL_MS)
-    return { url: await this.#endpoint.authorizationUrl(redirectUri, state, verifier), flowId: state }
+    const { endpoint, registered } = await this.#ready().catch((error: unknown) => { throw this.#failed(error) })
+    // A client the gateway registered knows one redirect URI: the public one.
+    const to = registered ? this.#deps.callbackUrl : redirectUri
+    await this.#deps.flows.set(state, { upstream: this.upstream, principal: principal.id, verifier, redirectUri: to } satisfies Flow, FLOW_TTL_MS)
+    return { url: await endpoint.authorizationUrl(to, state, verifier), flowId: state }
   }
 
   /**
@@ -107,11 +141,12 @@ export class LinkCredential implements UpstreamCredential {
     await this.#deps.flows.delete(flowId)
     const error = callback.searchParams.get('error')
     if (error !== null) throw new Error(`the authorization server said ${error.slice(0, 100)}`)
-    const tokens = await this.#endpoint.codeGrant(callback, flow.verifier, flowId)
+    const endpoint = await this.#endpoint()
+    const tokens = await endpoint.codeGrant(callback, flow.verifier, flowId)
     const previous = await this.#deps.links.get(linkId(this.upstream, flow.principal)) as LinkRecord | undefined
     await this.#deps.links.set(linkId(this.upstream, flow.principal), { state: 'linked', ...(tokens.refreshToken === undefined ? {} : { refreshToken: tokens.refreshToken }), linkedAt: Date.now() } satisfies LinkRecord, LINK_TTL_MS)
     await this.#cache.put(keyOf(this.upstream, flow.principal), tokens)
-    if (previous?.refreshToken !== undefined) await this.#endpoint.revoke(previous.refreshToken).catch(() => undefined)
+    if (previous?.refreshToken !== undefined) await endpoint.revoke(previous.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('linked')
     return { principal: flow.principal }
   }
@@ -135,7 +170,7 @@ export class LinkCredential implements UpstreamCredential {
     if (record === undefined) return false
     await this.#deps.links.delete(id)
     await this.#cache.forget(keyOf(this.upstream, principal.id))
-    if (record.refreshToken !== undefined) await this.#endpoint.revoke(record.refreshToken).catch(() => undefined)
+    if (record.refreshToken !== undefined) await (await this.#endpoint()).revoke(record.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('unlinked')
     return true
   }
@@ -147,7 +182,7 @@ export class LinkCredential implements UpstreamCredential {
     if (record.refreshToken === undefined) return await this.#break(id, record, 'the authorization server gave no refresh token, and the access token expired')
     let refreshed
     try {
-      refreshed = await this.#endpoint.refresh(record.refreshToken)
+      refreshed = await (await this.#endpoint()).refresh(record.refreshToken)
     } catch (error) {
       if (error instanceof TokenFailure && error.kind === 'refused') return await this.#break(id, record, `the authorization server refused the refresh token (${error.oauthError ?? 'refused'})`)
       throw error
@@ -175,11 +210,17 @@ export class LinkCredential implements UpstreamCredential {
         events.failed('link_required')
         throw new UpstreamError('TOOLGATE_LINK_REQUIRED', `upstream "${upstream}" is reached with your own account there, which ${error.state === 'broken' ? 'needs linking again (the link broke)' : 'is not linked yet'}: link it at ${this.#deps.connectionsUrl}, then retry`, { upstream, link: error.state, linkUrl: this.#deps.connectionsUrl })
       }
-      if (!(error instanceof TokenFailure)) throw error
-      events.failed(error.kind)
-      if (error.kind === 'unavailable') return await Promise.reject(new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${error.message}; nothing was sent upstream; retry after 2 s`, { retryAfter: 2, upstream }, { cause: error }))
-      throw new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${error.message}`, { upstream }, { cause: error })
+      throw this.#failed(error)
     }
+  }
+
+  /** A failure to get a token, as the caller's error: the issuer down (503) or refusing the gateway's client (502). */
+  #failed (error: unknown): unknown {
+    const { upstream, events } = this.#deps
+    if (!(error instanceof TokenFailure)) return error
+    events.failed(error.kind)
+    if (error.kind === 'unavailable') return new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${error.message}; nothing was sent upstream; retry after 2 s`, { retryAfter: 2, upstream }, { cause: error })
+    return new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${error.message}`, { upstream }, { cause: error })
   }
 
   #bearer (token: Token, refused: () => Promise<Applied>): Applied {

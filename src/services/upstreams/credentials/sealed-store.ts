@@ -20,6 +20,10 @@ export class SealedKeyedStore implements KeyedStore {
     await this.inner.set(id, await this.sealer.seal(JSON.stringify(value)), ttlMs)
   }
 
+  async setIfAbsent (id: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return await this.inner.setIfAbsent(id, await this.sealer.seal(JSON.stringify(value)), ttlMs)
+  }
+
   async delete (id: string): Promise<void> {
     await this.inner.delete(id)
   }
