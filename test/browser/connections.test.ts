@@ -1,4 +1,5 @@
 import type { Browser } from 'playwright-core'
+import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../plugins/app.js'
@@ -158,6 +159,35 @@ describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_
     const answer = await call('found_whoami', KEYS.carol)
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
     expect(answer.body).toMatchObject({ structuredContent: { subject: 'carol-found' } })
+    await context.close()
+  })
+
+  it('asks a 2026-07-28 MCP client that opens URLs to link, with a URL elicitation, and its retry runs as the account', async () => {
+    const context = await browser.newContext()
+    const opened: string[] = []
+    const client = new ModernClient({ name: 'a 2026 host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { url: {} } } })
+    // The host opens the URL for its person, who links there; then it accepts, and the SDK retries the call.
+    client.setRequestHandler('elicitation/create', async request => {
+      const params = request.params as { mode?: string, url?: string }
+      opened.push(`${params.mode}:${params.url}`)
+      const page = await context.newPage()
+      await page.goto(params.url!)
+      await page.locator('#key').fill(KEYS.bob)
+      await page.locator('#key-form button[type="submit"]').click()
+      await page.locator('li.connection[data-upstream="api"] button.link').click()
+      await page.locator('input[name="login"]').fill('bob-at-the-api')
+      await page.locator('input[name="password"]').fill('any')
+      await page.locator('button[type="submit"]').click()
+      await page.locator('button[type="submit"]', { hasText: 'Continue' }).click()
+      await page.locator('li.connection.linked[data-upstream="api"]').waitFor()
+      await page.close()
+      return { action: 'accept' }
+    })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': KEYS.bob } } }))
+    const result = await client.callTool({ name: 'api_whoami', arguments: {} })
+    expect(result.structuredContent).toEqual({ subject: 'bob-at-the-api' })
+    expect(opened).toEqual([`url:${base}/connections/ui`])
+    await client.close()
     await context.close()
   })
 

@@ -34,6 +34,11 @@ export class ApprovalContinuations {
     return (await guarded(this.#seal)).seal({ v: 1, approval: approval.id, nonce, principal, tool, expiresAt: this.#expiryOf(approval) })
   }
 
+  /** The state of a call that ran nothing until its caller links an account: its retry runs anew. */
+  async retry (principal: string, tool: string, ttlMs: number): Promise<string> {
+    return (await guarded(this.#seal)).seal({ v: 1, retry: 'link', principal, tool, expiresAt: this.#approvals.now() + ttlMs })
+  }
+
   /**
    * Open a retry's state and check it is this caller's, for this tool, and live: the call it
    * continues (an approval's, or a question's). One that is not ours, another caller's, another

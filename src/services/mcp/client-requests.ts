@@ -51,6 +51,13 @@ export function takesFormElicitation (capabilities: unknown): boolean {
   return modes.length === 0 || modes.includes('form')
 }
 
+/** Whether a client declared it can open a URL for its user (`elicitation.url`). */
+export function takesUrlElicitation (capabilities: unknown): boolean {
+  if (typeof capabilities !== 'object' || capabilities === null) return false
+  const elicitation = (capabilities as Record<string, unknown>).elicitation
+  return typeof elicitation === 'object' && elicitation !== null && Object.hasOwn(elicitation, 'url')
+}
+
 /** Elicitation over `requests`: a client's error reply is a decline (it cannot answer), no reply before the call ends a cancel. */
 export function elicitOver (requests: ClientRequests): Elicit {
   return async (request, signal) => {

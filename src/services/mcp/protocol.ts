@@ -4,6 +4,7 @@ import type { InvokeResult } from '../../core/types.js'
 import type { ApprovalView } from '../../core/approvals/view.js'
 import { refused, type ApprovalContinuations } from './approval-continuation.js'
 import { CallQuestions, type Round } from './questions.js'
+import { takesUrlElicitation } from './client-requests.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
 import { mcpToolOf, takesObjectInput } from './tool-spec.js'
@@ -183,6 +184,8 @@ export class McpProtocol {
         if ('question' in state) {
           if (this.questions === undefined) throw refused('this server asks no questions')
           round = await this.questions.resume(state, params.inputResponses)
+        } else if ('retry' in state) {
+          // Nothing waits: the call runs anew (now that the account is linked, or it asks again).
         } else {
           resumed = await this.continuations!.redeem(state)
           options = { ...options, approvalId: resumed.approvalId, waitForApprovalMs: this.continuations!.waitMs }
@@ -204,6 +207,10 @@ export class McpProtocol {
       // Inactive tools are unknown ones (contract step 2): a protocol error, as for a typo.
       if (error instanceof GatewayError && error.code === 'TOOLGATE_NOT_FOUND') throw unknownTool(name)
       if (!(error instanceof ToolgateError)) throw error
+      // An account to link first: a 2026-07-28 client that opens URLs is sent to the connections page, then retries.
+      if (modern && resumed === undefined && error instanceof GatewayError && error.code === 'TOOLGATE_LINK_REQUIRED' && this.continuations !== undefined && takesUrlElicitation(clientCapabilitiesOf(params._meta))) {
+        return linkRequired(await this.continuations.retry(caller.principalId, name, LINK_RETRY_MS), error)
+      }
       // Waited and still undecided: ask again, with the state already made live for the next retry.
       if (resumed !== undefined && error instanceof GatewayError && error.code === 'TOOLGATE_APPROVAL_PENDING') {
         return inputRequired(await resumed.next(), await this.continuations!.view(resumed.approvalId))
@@ -294,6 +301,24 @@ function withResultType (json: string, more = ''): string {
 
 function unknownTool (name: string): JsonRpcError {
   return new JsonRpcError(JSON_RPC.invalidParams, `unknown tool: ${name}`)
+}
+
+/** How long a person has to link an account and the client to retry the call. */
+const LINK_RETRY_MS = 15 * 60_000
+
+/**
+ * 2026-07-28: the call ran nothing because the person must link their account at an upstream
+ * first: a URL elicitation of the connections page; the client opens it, then retries the call
+ * with the state (whatever the person did: a call still without a link asks again).
+ */
+function linkRequired (requestState: string, error: GatewayError): string {
+  const { linkUrl, upstream } = error.extensions as { linkUrl?: unknown, upstream?: unknown }
+  const params = { mode: 'url', elicitationId: requestState.slice(-22), url: String(linkUrl), message: `Link your account at ${String(upstream)} to continue: ${error.message}` }
+  return `{"resultType":"input_required","inputRequests":{"link":${JSON.stringify({ method: 'elicitation/create', params })}},"requestState":${JSON.stringify(requestState)}}`
+}
+
+function clientCapabilitiesOf (meta: unknown): unknown {
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[META.clientCapabilities] : undefined
 }
 
 /**

@@ -34,8 +34,17 @@ export const QuestionState = z.object({
 }).strict()
 export type QuestionState = z.infer<typeof QuestionState>
 
+/** A call that ran nothing because its caller must first do something elsewhere (link an account): the retry runs it anew. */
+const RetryState = z.object({
+  v: z.literal(1),
+  retry: z.literal('link'),
+  principal: z.string().min(1),
+  tool: z.string().min(1),
+  expiresAt: z.number().int(),
+}).strict()
+
 /** What a sealed state says: the call it continues. */
-export const StatePayload = z.union([ApprovalState, QuestionState])
+export const StatePayload = z.union([ApprovalState, QuestionState, RetryState])
 export type StatePayload = z.infer<typeof StatePayload>
 
 const IV_BYTES = 12
