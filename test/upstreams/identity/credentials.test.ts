@@ -96,6 +96,13 @@ describe('upstream credentials', { timeout: SLOW.PROCESS_MS }, () => {
       for (const token of tokens) expect(text).not.toContain(token)
       expect(text).not.toContain(GATEWAY_CLIENT.secret)
     }
+
+    // A replayed idempotent call sends nothing upstream.
+    const sent = r.api.tokens.length
+    const once = await app.inject({ method: 'POST', url: '/tools/api_whoami', payload: {}, headers: { ...alice, 'idempotency-key': 'whoami-1' } })
+    const again = await app.inject({ method: 'POST', url: '/tools/api_whoami', payload: {}, headers: { ...alice, 'idempotency-key': 'whoami-1' } })
+    expect([once.statusCode, again.statusCode, again.headers['idempotent-replayed']]).toEqual([200, 200, 'true'])
+    expect(r.api.tokens.length).toBe(sent + 1)
   })
 
   it('token exchange: each caller reaches the upstreams as themselves, never as another, however many call at once', async () => {
