@@ -58,6 +58,13 @@ async function call (tool: string, key: string): Promise<{ status: number, body:
   return { status: response.status, body: await response.json() as Record<string, unknown> }
 }
 
+/** `toolgate_upstream_links` of an upstream, by state. */
+async function links (upstream: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  const of = (state: string): number => Number(new RegExp(`toolgate_upstream_links\\{upstream="${upstream}",state="${state}"\\} (\\d+)`).exec(text)?.[1])
+  return { linked: of('linked'), broken: of('broken') }
+}
+
 describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_MS }, () => {
   it('links a person\'s own account, their calls reach the upstream as it, a revoked refresh token breaks the link, they unlink', async () => {
     // Not linked yet: the call says where to link, and nothing is sent.
@@ -98,6 +105,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_
     }
     await linkAt('api', 'alice-at-the-api')
     expect(await page.locator('#notice').textContent()).toBe('api is linked.')
+    expect(await links('api')).toEqual({ linked: 1, broken: 0 })
     const linked = await call('api_whoami', KEYS.alice)
     expect(linked.status, JSON.stringify(linked.body)).toBe(200)
     expect(linked.body).toEqual({ subject: 'alice-at-the-api' })
@@ -123,6 +131,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_
     expect(broken.body).toMatchObject({ code: 'TOOLGATE_LINK_REQUIRED', link: 'broken' })
     await page.reload()
     await page.locator('li.connection.broken[data-upstream="api"]').waitFor()
+    expect(await links('api')).toEqual({ linked: 0, broken: 1 })
 
     // Link again, then unlink: the page says so, and the call asks to link.
     await linkAt('api', 'alice-at-the-api')
@@ -130,6 +139,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the connections page', { timeout: SLOW.BROWSER_
     await page.locator('li.connection[data-upstream="api"] button.unlink').click()
     await page.locator('li.connection.unlinked[data-upstream="api"]').waitFor()
     expect((await call('api_whoami', KEYS.alice)).body).toMatchObject({ code: 'TOOLGATE_LINK_REQUIRED', link: 'unlinked' })
+    expect(await links('api')).toEqual({ linked: 0, broken: 0 })
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/toolgate_upstream_link_events_total\{upstream="api",event="broken"\} 1/)
 
     // The page never holds a token: nothing in its cookies, storage or text.
     const cookies = (await context.cookies(base)).filter(cookie => cookie.name.startsWith('toolgate'))

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis'
 import { ConfigError } from '../../config.js'
-import { CounterFamily } from '../../metrics/families.js'
+import { CounterFamily, GaugeFamily } from '../../metrics/families.js'
+import { memoryLinkCounts, redisLinkCounts, type LinkCounts } from './link-counts.js'
 import { createRedisClient, whenReady } from '../../redis/client.js'
 import { sharedTokens } from '../../redis/shared-tokens.js'
 import type { UpstreamsFile } from '../file.js'
@@ -36,9 +37,11 @@ export class Credentials {
   readonly #signer: GatewaySigner | undefined
   readonly #redis: Redis | undefined
   readonly #where: ReadonlyMap<string, string>
-  readonly families: readonly CounterFamily[]
+  readonly families: ReadonlyArray<CounterFamily | GaugeFamily>
+  readonly #linkCounts: LinkCounts | undefined
 
-  private constructor (byUpstream: ReadonlyMap<string, UpstreamCredential>, where: ReadonlyMap<string, string>, signer: GatewaySigner | undefined, redis: Redis | undefined, families: readonly CounterFamily[]) {
+  private constructor (byUpstream: ReadonlyMap<string, UpstreamCredential>, where: ReadonlyMap<string, string>, signer: GatewaySigner | undefined, redis: Redis | undefined, families: ReadonlyArray<CounterFamily | GaugeFamily>, linkCounts: LinkCounts | undefined) {
+    this.#linkCounts = linkCounts
     this.#byUpstream = byUpstream
     this.#where = where
     this.#signer = signer
@@ -79,6 +82,13 @@ export class Credentials {
     const links: KeyedStore | undefined = !linking ? undefined : redis === undefined ? new MemoryKeyedStore(100_000) : new SealedKeyedStore(new RedisKeyedStore(redis, `${settings.redisPrefix ?? 'toolgate:'}links:`), sealer!)
     const flows: KeyedStore | undefined = !linking ? undefined : redis === undefined ? new MemoryKeyedStore() : new SealedKeyedStore(new RedisKeyedStore(redis, `${settings.redisPrefix ?? 'toolgate:'}link-flows:`), sealer!)
     if (linking && redis === undefined) settings.log.warn({}, 'people\'s links to upstream accounts are kept in this process: they are lost on restart (set REDIS_URL and CREDENTIALS_KEY to keep them)')
+    const linkGauge = new GaugeFamily('toolgate_upstream_links', 'People\'s links to upstream accounts, by upstream and state (linked, broken)')
+    const linkUpstreams = declared.filter(([, auth]) => auth.type === 'link').map(([upstream]) => upstream)
+    const gauge = (): void => {
+      for (const upstream of linkUpstreams) for (const state of ['linked', 'broken'] as const) linkGauge.child({ upstream, state }).set(linkCounts!.get(upstream, state))
+    }
+    const linkCounts: LinkCounts | undefined = !linking ? undefined : redis === undefined ? memoryLinkCounts(gauge) : redisLinkCounts(redis, `${settings.redisPrefix ?? 'toolgate:'}links:states`, gauge)
+    if (linking) gauge()
     const linkEvents = new CounterFamily('toolgate_upstream_link_events_total', 'What happened to people\'s links to upstream accounts, by upstream and event (linked, unlinked, refreshed, broken)')
     const serverUrls = new Map(file.servers.flatMap(server => server.transport === 'stdio' ? [] : [[server.name, server.url] as const]))
     const byUpstream = new Map<string, UpstreamCredential>()
@@ -106,10 +116,11 @@ export class Credentials {
           callbackUrl: `${settings.publicUrl ?? ''}/connections/callback`,
           ...(serverUrls.has(upstream) ? { serverUrl: serverUrls.get(upstream)! } : {}),
           linkEvent: event => { linkEvents.child({ upstream, event }).inc() },
+          linkState: (from, to) => { linkCounts!.change(upstream, from, to) },
         }, shared))
       where.set(upstream, at)
     }
-    return new Credentials(byUpstream, where, signer, redis, [fetched, failures, ...linking ? [linkEvents] : []])
+    return new Credentials(byUpstream, where, signer, redis, [fetched, failures, ...linking ? [linkEvents, linkGauge] : []], linkCounts)
   }
 
   /** The credential of `upstream`; undefined: its static `headers` alone. */
@@ -143,6 +154,7 @@ export class Credentials {
   }
 
   close (): void {
+    this.#linkCounts?.close()
     this.#redis?.disconnect()
   }
 }

@@ -45,6 +45,8 @@ export interface LinkDeps extends CredentialDeps {
   /** A remote MCP server's URL: where its authorization server is found when the file names none. */
   readonly serverUrl?: string
   readonly linkEvent: (event: 'linked' | 'unlinked' | 'broken' | 'refreshed') => void
+  /** A link changed state (made: from undefined; removed: to undefined), for the links gauge. */
+  readonly linkState: (from: LinkState | undefined, to: LinkState | undefined) => void
 }
 
 /** A link lasts this long without a call refreshing it. */
@@ -148,6 +150,7 @@ export class LinkCredential implements UpstreamCredential {
     await this.#cache.put(keyOf(this.upstream, flow.principal), tokens)
     if (previous?.refreshToken !== undefined) await endpoint.revoke(previous.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('linked')
+    this.#deps.linkState(previous?.state, 'linked')
     return { principal: flow.principal }
   }
 
@@ -172,6 +175,7 @@ export class LinkCredential implements UpstreamCredential {
     await this.#cache.forget(keyOf(this.upstream, principal.id))
     if (record.refreshToken !== undefined) await (await this.#endpoint()).revoke(record.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('unlinked')
+    this.#deps.linkState(record.state, undefined)
     return true
   }
 
@@ -198,6 +202,7 @@ export class LinkCredential implements UpstreamCredential {
     const { refreshToken: _spent, ...rest } = record
     await this.#deps.links.set(id, { ...rest, state: 'broken', why } satisfies LinkRecord, LINK_TTL_MS)
     this.#deps.linkEvent('broken')
+    this.#deps.linkState(record.state, 'broken')
     throw new LinkNeeded('broken')
   }
 
