@@ -50,7 +50,7 @@ export const approvalsSessionHook = fp(async function approvalsSession (app: Fas
       return
     }
     signIn.accessToken(sessionId).then(token => {
-      if (token === undefined) void reply.header('set-cookie', cookie(request, SESSION_COOKIE, '', { path: paths.session, maxAgeSec: 0, sameSite: 'Strict' }))
+      if (token === undefined) void reply.header('set-cookie', clearSession(request, paths))
       else {
         request.headers.authorization = `Bearer ${token}`
         request.approvalsSession = true
@@ -88,7 +88,9 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
       const sessionId = await signIn.finish(flowId, new URL(request.url, originOf(request)))
       const session = cookie(request, SESSION_COOKIE, sessionId, { path: paths.session, maxAgeSec: Math.floor(signIn.sessionTtlMs / 1000), sameSite: 'Strict' })
       const next = readCookie(request, cookieName(request, NEXT_COOKIE)) === TO_CONNECTIONS ? `${app.prefix}/connections/ui` : page
-      return await reply.header('set-cookie', [clearFlow, cookie(request, NEXT_COOKIE, '', { path: paths.callback, maxAgeSec: 0, sameSite: 'Lax' }), session]).redirect(next, 303)
+      // An older gateway's cookie at the approvals path would be sent before this one: gone.
+      const legacy = cookie(request, SESSION_COOKIE, '', { path: paths.legacy, maxAgeSec: 0, sameSite: 'Strict' })
+      return await reply.header('set-cookie', [clearFlow, cookie(request, NEXT_COOKIE, '', { path: paths.callback, maxAgeSec: 0, sameSite: 'Lax' }), legacy, session]).redirect(next, 303)
     } catch (error) {
       request.log.warn({ err: error }, 'approvals page sign-in failed')
       return await reply.header('set-cookie', clearFlow).redirect(`${page}?signin=failed`, 303)
@@ -99,13 +101,18 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
     refuseCrossSite(request)
     const sessionId = readCookie(request, cookieName(request, SESSION_COOKIE))
     if (sessionId !== undefined) await signIn.end(sessionId).catch((error: unknown) => { throw unavailable(error) })
-    return await reply.header('set-cookie', cookie(request, SESSION_COOKIE, '', { path: paths.session, maxAgeSec: 0, sameSite: 'Strict' })).code(204).send()
+    return await reply.header('set-cookie', clearSession(request, paths)).code(204).send()
   })
 }
 
+/** The session cookie gone: at its path, and at the approvals path an older gateway gave it (which a browser would otherwise send first). */
+function clearSession (request: FastifyRequest, paths: { session: string, legacy: string }): string[] {
+  return [paths.session, paths.legacy].map(path => cookie(request, SESSION_COOKIE, '', { path, maxAgeSec: 0, sameSite: 'Strict' }))
+}
+
 /** The session covers the approvals and the connections pages (only routes that opt in read it); the flow, its callback. */
-function cookiePaths (prefix: string): { session: string, callback: string } {
-  return { session: `${prefix}/`, callback: `${prefix}/approvals/ui/callback` }
+function cookiePaths (prefix: string): { session: string, legacy: string, callback: string } {
+  return { session: `${prefix}/`, legacy: `${prefix}/approvals`, callback: `${prefix}/approvals/ui/callback` }
 }
 
 /**

@@ -164,7 +164,8 @@ class OAuthCredential implements UpstreamCredential {
   #failure (failure: TokenFailure): UpstreamError {
     const { upstream, events } = this.#deps
     if (failure.kind === 'unavailable') {
-      this.#downUntil = Math.max(this.#downUntil, this.#now() + COOL_DOWN_MS)
+      // Only the endpoint's own failure cools every call down, not one call's short wait.
+      if (!failure.waited) this.#downUntil = Math.max(this.#downUntil, this.#now() + COOL_DOWN_MS)
       events.failed('unavailable')
       events.log('warn', { upstream, mode: this.mode, reason: failure.message }, 'the token endpoint of an upstream did not answer; its calls answer 503 meanwhile')
       return new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${failure.message}; nothing was sent upstream; retry after ${COOL_DOWN_MS / 1000} s`, { retryAfter: COOL_DOWN_MS / 1000, upstream }, { cause: failure })

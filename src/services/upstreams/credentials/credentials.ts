@@ -87,7 +87,7 @@ export class Credentials {
     const gauge = (): void => {
       for (const upstream of linkUpstreams) for (const state of ['linked', 'broken'] as const) linkGauge.child({ upstream, state }).set(linkCounts!.get(upstream, state))
     }
-    const linkCounts: LinkCounts | undefined = !linking ? undefined : redis === undefined ? memoryLinkCounts(gauge) : redisLinkCounts(redis, `${settings.redisPrefix ?? 'toolgate:'}links:states`, gauge)
+    const linkCounts: LinkCounts | undefined = !linking ? undefined : redis === undefined ? memoryLinkCounts(gauge) : redisLinkCounts(redis, `${settings.redisPrefix ?? 'toolgate:'}link-states`, gauge)
     if (linking) gauge()
     const linkEvents = new CounterFamily('toolgate_upstream_link_events_total', 'What happened to people\'s links to upstream accounts, by upstream and event (linked, unlinked, refreshed, broken)')
     const serverUrls = new Map(file.servers.flatMap(server => server.transport === 'stdio' ? [] : [[server.name, server.url] as const]))

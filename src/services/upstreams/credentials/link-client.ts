@@ -47,10 +47,10 @@ export async function completeLinkClient (source: LinkClientSource): Promise<Tok
   const kept = Registered.safeParse(await source.store.get(key))
   if (kept.success) return { ...complete, ...kept.data, registered: true }
   const registered = await register(issuer, source.redirectUri, source.config.scope, source.timeoutMs)
-  await source.store.setIfAbsent(key, registered, REGISTRATION_TTL_MS)
-  // Another replica may have registered first: everyone uses the one stored.
-  const winner = Registered.parse(await source.store.get(key))
-  return { ...complete, ...winner, registered: true }
+  // Another replica may have registered first: everyone uses the one stored. One stored that no key opens (a retired CREDENTIALS_KEY) is replaced.
+  if (!await source.store.setIfAbsent(key, registered, REGISTRATION_TTL_MS) && await source.store.get(key) === undefined) await source.store.set(key, registered, REGISTRATION_TTL_MS)
+  const winner = Registered.safeParse(await source.store.get(key))
+  return { ...complete, ...(winner.success ? winner.data : registered), registered: true }
 }
 
 async function protectedResourceOf (serverUrl: string, timeoutMs: number): Promise<{ readonly issuer: string, readonly resource: string }> {
@@ -72,6 +72,8 @@ async function protectedResourceOf (serverUrl: string, timeoutMs: number): Promi
     if (response.status >= 500 || response.status === 429) throw new TokenFailure('unavailable', `${address} answered ${response.status}`)
     const parsed = ProtectedResource.safeParse(await response.json().catch(() => undefined))
     if (!response.ok || !parsed.success) throw new TokenFailure('refused', `${address} answered ${response.status} without protected resource metadata (resource, authorization_servers)`)
+    // RFC 9728 section 3.3: the metadata is of this server, not of another resource (whose tokens would come here).
+    if (!URL.canParse(parsed.data.resource) || new URL(parsed.data.resource).origin !== url.origin) throw new TokenFailure('refused', `${address} describes the resource ${parsed.data.resource.slice(0, 200)}, not this server`)
     const issuer = parsed.data.authorization_servers[0]!
     const problem = issuerProblem(issuer)
     if (problem !== undefined) throw new TokenFailure('refused', `${address} names the authorization server ${issuer.slice(0, 200)}, which ${problem}`)

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Principal } from '../../../core/app-context.js'
 import { UpstreamError } from '../../../core/errors.js'
 import type { KeyedStore } from '../../keyed-store.js'
@@ -62,6 +62,7 @@ export class LinkCredential implements UpstreamCredential {
   readonly #cache: TokenCache
   readonly #deps: LinkDeps
   /** Found (the issuer) and registered (the client) on first use, when the file names neither. */
+  #namespace: string | undefined
   #resolved: Promise<{ readonly endpoint: TokenEndpoint, readonly hasSecret: boolean, readonly registered: boolean }> | undefined
 
   constructor (client: LinkClientConfig, deps: LinkDeps, shared?: SharedTokens) {
@@ -78,6 +79,15 @@ export class LinkCredential implements UpstreamCredential {
       if (error instanceof TokenFailure) return error
       throw error
     }
+  }
+
+  /**
+   * A token's key: the upstream, and what its tokens are asked with (so a changed issuer or
+   * client never reuses a kept token), then whose.
+   */
+  #keyOf (who: string): string {
+    this.#namespace ??= `${this.upstream}\nlink\n${createHash('sha256').update(JSON.stringify({ ...this.#client, clientSecret: undefined })).digest('base64url')}\n`
+    return this.#namespace + who
   }
 
   /** The token endpoint, once the issuer is found and the client registered (a failure is tried again next time). */
@@ -100,7 +110,7 @@ export class LinkCredential implements UpstreamCredential {
   apply (principal: Principal | undefined, waitMs: number): Applied | Promise<Applied> {
     // The gateway's own requests (connecting, listing): its client's own token when it has a secret, else the static headers alone.
     if (principal === undefined) return this.#gatewayOwn(waitMs)
-    const key = keyOf(this.upstream, principal.id)
+    const key = this.#keyOf(principal.id)
     const refetch = async (): Promise<Applied> => {
       // Refused: a kept access token revoked since. Once more with a refreshed one; refused again is the upstream's 502.
       await this.#cache.forget(key)
@@ -118,7 +128,7 @@ export class LinkCredential implements UpstreamCredential {
     const refused = async (): Promise<Applied> => { throw this.#rejected() }
     const { endpoint, hasSecret } = await this.#ready().catch((error: unknown) => { throw this.#failed(error) })
     if (!hasSecret) return { headers: {}, refused }
-    return this.#bearer(await this.#obtain('\0service', waitMs, async () => await endpoint.clientCredentials()), refused)
+    return this.#bearer(await this.#obtain(this.#keyOf('\0gateway'), waitMs, async () => await endpoint.clientCredentials()), refused)
   }
 
   /** Where `principal`'s browser goes to link: the authorization server's URL, and the flow's id (its `state`, bound to the browser by a cookie). */
@@ -144,10 +154,13 @@ export class LinkCredential implements UpstreamCredential {
     const error = callback.searchParams.get('error')
     if (error !== null) throw new Error(`the authorization server said ${error.slice(0, 100)}`)
     const endpoint = await this.#endpoint()
-    const tokens = await endpoint.codeGrant(callback, flow.verifier, flowId)
+    // The redirect URI the flow asked with (openid-client takes it from the URL it is given), the query the server sent back.
+    const answered = new URL(flow.redirectUri)
+    answered.search = callback.search
+    const tokens = await endpoint.codeGrant(answered, flow.verifier, flowId)
     const previous = await this.#deps.links.get(linkId(this.upstream, flow.principal)) as LinkRecord | undefined
     await this.#deps.links.set(linkId(this.upstream, flow.principal), { state: 'linked', ...(tokens.refreshToken === undefined ? {} : { refreshToken: tokens.refreshToken }), linkedAt: Date.now() } satisfies LinkRecord, LINK_TTL_MS)
-    await this.#cache.put(keyOf(this.upstream, flow.principal), tokens)
+    await this.#cache.put(this.#keyOf(flow.principal), { value: tokens.value, expiresAt: tokens.expiresAt })
     if (previous?.refreshToken !== undefined) await endpoint.revoke(previous.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('linked')
     this.#deps.linkState(previous?.state, 'linked')
@@ -172,7 +185,7 @@ export class LinkCredential implements UpstreamCredential {
     const record = await this.#deps.links.get(id) as LinkRecord | undefined
     if (record === undefined) return false
     await this.#deps.links.delete(id)
-    await this.#cache.forget(keyOf(this.upstream, principal.id))
+    await this.#cache.forget(this.#keyOf(principal.id))
     if (record.refreshToken !== undefined) await (await this.#endpoint()).revoke(record.refreshToken).catch(() => undefined)
     this.#deps.linkEvent('unlinked')
     this.#deps.linkState(record.state, undefined)
@@ -184,18 +197,26 @@ export class LinkCredential implements UpstreamCredential {
     const record = await this.#deps.links.get(id) as LinkRecord | undefined
     if (record === undefined || record.state !== 'linked') throw new LinkNeeded(record === undefined ? 'unlinked' : 'broken')
     if (record.refreshToken === undefined) return await this.#break(id, record, 'the authorization server gave no refresh token, and the access token expired')
+    const endpoint = await this.#endpoint()
     let refreshed
     try {
-      refreshed = await (await this.#endpoint()).refresh(record.refreshToken)
+      refreshed = await endpoint.refresh(record.refreshToken)
     } catch (error) {
-      if (error instanceof TokenFailure && error.kind === 'refused') return await this.#break(id, record, `the authorization server refused the refresh token (${error.oauthError ?? 'refused'})`)
+      // Only the grant refused (revoked, expired) breaks the link; the gateway's client refused is the operator's to fix, and the link stays.
+      if (error instanceof TokenFailure && error.kind === 'refused' && error.oauthError === 'invalid_grant') return await this.#break(id, record, 'the authorization server refused the refresh token (invalid_grant): revoked or expired')
       throw error
+    }
+    // Unlinked or linked anew meanwhile: this refresh is spent, and the link as it is now stands.
+    const now = await this.#deps.links.get(id) as LinkRecord | undefined
+    if (now?.linkedAt !== record.linkedAt || now.state !== 'linked') {
+      if (refreshed.refreshToken !== undefined) await endpoint.revoke(refreshed.refreshToken).catch(() => undefined)
+      throw new LinkNeeded(now === undefined ? 'unlinked' : now.state === 'broken' ? 'broken' : 'unlinked')
     }
     // A rotated refresh token replaces the old one, which the server has now spent.
     await this.#deps.links.set(id, { ...record, refreshToken: refreshed.refreshToken ?? record.refreshToken } satisfies LinkRecord, LINK_TTL_MS)
     this.#deps.linkEvent('refreshed')
     this.#deps.events.fetched()
-    return refreshed
+    return { value: refreshed.value, expiresAt: refreshed.expiresAt }
   }
 
   async #break (id: string, record: LinkRecord, why: string): Promise<never> {
@@ -248,6 +269,4 @@ function linkId (upstream: string, principal: string): string {
   return `link\n${upstream}\n${principal}`
 }
 
-function keyOf (upstream: string, principal: string): string {
-  return `${upstream}\nlink\n${principal}`
-}
+

@@ -7,13 +7,18 @@ import { TokenFailure, type Token } from './token-endpoint.js'
  * least recently used key goes first.
  */
 
+/** A token as kept: when it was obtained decides how early it is dropped (a quarter of its life at most). */
+export interface KeptToken extends Token {
+  readonly obtainedAt: number
+}
+
 /** What replicas share: sealed tokens and the right to fetch one. */
 export interface SharedTokens {
-  read (key: string): Promise<Token | undefined>
+  read (key: string): Promise<KeptToken | undefined>
   /** The right to fetch `key`'s token for `ms`; false while another replica holds it. */
   claim (key: string, ms: number): Promise<boolean>
   /** Store the token (until it expires) and give up the claim. */
-  write (key: string, token: Token): Promise<void>
+  write (key: string, token: KeptToken): Promise<void>
   release (key: string): Promise<void>
   /** Forget `key`'s token if it is still `value` (another replica may have written a newer one). */
   drop (key: string, value: string): Promise<void>
@@ -35,8 +40,8 @@ const POLL_MS = 25
 const CLAIM_MS = 15_000
 
 export class TokenCache {
-  readonly #entries = new Map<string, Token & { readonly obtainedAt: number }>()
-  readonly #fetching = new Map<string, Promise<Token>>()
+  readonly #entries = new Map<string, KeptToken>()
+  readonly #fetching = new Map<string, Promise<{ readonly token: Token, readonly fetched: boolean }>>()
   readonly #shared: SharedTokens | undefined
   readonly #maxEntries: number
   readonly #now: () => number
@@ -66,20 +71,20 @@ export class TokenCache {
     const kept = this.kept(key)
     if (kept !== undefined) return { token: kept, fresh: false }
     let fetching = this.#fetching.get(key)
-    const mine = fetching === undefined
     if (fetching === undefined) {
       const started = this.#now()
       fetching = this.#obtain(key, fetch, started).finally(() => { this.#fetching.delete(key) })
       this.#fetching.set(key, fetching)
     }
-    const token = await bounded(fetching, waitMs)
-    return { token, fresh: mine || this.#shared === undefined }
+    // Fresh only when fetched for this wait: one read from another replica may have been revoked since.
+    const { token, fetched } = await bounded(fetching, waitMs)
+    return { token, fresh: fetched }
   }
 
   /** A token obtained elsewhere (a person's link just made): kept here and shared. */
   async put (key: string, token: Token): Promise<void> {
-    this.#keep(key, token, this.#now())
-    await this.#shared?.write(key, token).catch(() => undefined)
+    const kept = this.#keep(key, token, this.#now())
+    await this.#shared?.write(key, { value: kept.value, expiresAt: kept.expiresAt, obtainedAt: this.#now() }).catch(() => undefined)
   }
 
   /** Forget `key`'s token whatever it is (an unlink). */
@@ -94,39 +99,47 @@ export class TokenCache {
     await this.#shared?.drop(key, value).catch(() => undefined)
   }
 
-  async #obtain (key: string, fetch: () => Promise<Token>, started: number): Promise<Token> {
+  async #obtain (key: string, fetch: () => Promise<Token>, started: number): Promise<{ readonly token: Token, readonly fetched: boolean }> {
     const shared = this.#shared
-    if (shared === undefined) return this.#keep(key, await fetch(), started)
+    if (shared === undefined) return { token: this.#keep(key, await fetch(), started), fetched: true }
+    const until = this.#now() + CLAIM_MS + 2_000
     for (;;) {
-      let found: Token | undefined
+      let found: KeptToken | undefined
       let claimed: boolean
       try {
         found = await shared.read(key)
-        claimed = found === undefined || !this.#usable(found, this.#now()) ? await shared.claim(key, CLAIM_MS) : false
+        claimed = found === undefined || !this.#usable(found, found.obtainedAt) ? await shared.claim(key, CLAIM_MS) : false
       } catch {
         // The shared store is down: this replica fetches its own rather than failing the call.
-        return this.#keep(key, await fetch(), started)
+        return { token: this.#keep(key, await fetch(), started), fetched: true }
       }
-      if (found !== undefined && !claimed && this.#usable(found, this.#now())) return this.#keep(key, found, this.#now())
+      if (found !== undefined && !claimed && this.#usable(found, found.obtainedAt)) return { token: this.#keep(key, found, found.obtainedAt), fetched: false }
       if (claimed) {
+        let token: Token
         try {
-          const token = await fetch()
-          await shared.write(key, token).catch(() => undefined)
-          return this.#keep(key, token, started)
+          token = await fetch()
         } catch (error) {
           await shared.release(key).catch(() => undefined)
           throw error
         }
+        const kept = this.#keep(key, token, started)
+        // Written (and the claim given up) with what the claim's fetch obtained; a write that fails frees the claim.
+        await shared.write(key, { value: kept.value, expiresAt: kept.expiresAt, obtainedAt: started }).catch(async () => { await shared.release(key).catch(() => undefined) })
+        return { token: kept, fetched: true }
       }
+      // Another replica fetches: its token shows up here, or its claim lapses and this one fetches.
+      if (this.#now() > until) throw new TokenFailure('unavailable', 'another replica has been fetching this token for too long')
       await new Promise(resolve => setTimeout(resolve, POLL_MS))
     }
   }
 
+  /** Kept here without anything but the access token (a link's refresh token never enters the cache). */
   #keep (key: string, token: Token, obtainedAt: number): Token {
+    const kept = { value: token.value, expiresAt: token.expiresAt, obtainedAt }
     this.#entries.delete(key)
-    this.#entries.set(key, { ...token, obtainedAt })
+    this.#entries.set(key, kept)
     if (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
-    return token
+    return kept
   }
 
   #usable (token: Token, obtainedAt: number): boolean {
@@ -139,7 +152,7 @@ async function bounded<T> (promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
     return await Promise.race([promise, new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => { reject(new TokenFailure('unavailable', `no token within ${ms} ms`)) }, ms)
+      timer = setTimeout(() => { reject(new TokenFailure('unavailable', `no token within ${ms} ms`, { waited: true })) }, ms)
     })])
   } finally {
     clearTimeout(timer)

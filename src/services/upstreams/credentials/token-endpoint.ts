@@ -23,11 +23,15 @@ export type TokenFailureKind =
   | 'refused'
 
 export class TokenFailure extends Error {
-  constructor (readonly kind: TokenFailureKind, message: string, options?: ErrorOptions & { readonly oauthError?: string }) {
+  constructor (readonly kind: TokenFailureKind, message: string, options?: ErrorOptions & { readonly oauthError?: string, readonly waited?: boolean }) {
     super(message, options)
     this.name = 'TokenFailure'
     this.oauthError = options?.oauthError
+    this.waited = options?.waited === true
   }
+
+  /** Only this call gave up waiting (its own share of its timeout): the endpoint itself may be fine. */
+  readonly waited: boolean
 
   /** The server's OAuth error code (`invalid_grant`, `invalid_client`...), when it answered one. */
   readonly oauthError: string | undefined

@@ -8,7 +8,7 @@ import { ElicitationRelay, type Ask } from './elicitation.js'
 import { listFeatures, listPrompts, listResources, listTemplates, MAX_FEATURE_ITEMS, NO_FEATURES, type ServerFeatures } from './server-features.js'
 import type { ProgressUpdate } from '../../../core/progress.js'
 import { ChildTransport } from './stdio-transport.js'
-import { asCaller, remoteTransport } from './remote-transport.js'
+import { asCaller, asGateway, remoteTransport } from './remote-transport.js'
 import type { Principal } from '../../../core/app-context.js'
 import { credentialWaitMs, type UpstreamCredential } from '../credentials/credential.js'
 import { Slots } from '../slots.js'
@@ -287,15 +287,10 @@ export class UpstreamConnection {
       versionNegotiation: { mode: negotiationOf(this.config.protocol) },
       listChanged: {
         // Refreshed here, every page: the SDK's own refresh reads the first page only.
-        prompts: { autoRefresh: false, onChanged: () => { if (client === this.#client) void this.#refreshFeatures(client, 'prompts') } },
-        resources: { autoRefresh: false, onChanged: () => { if (client === this.#client) void this.#refreshFeatures(client, 'resources') } },
-        tools: {
-          onChanged: (error, tools) => {
-            if (client !== this.#client) return
-            if (error !== null) this.#log('warn', { err: error }, 'the server said its tools changed, but listing them failed; keeping the tools it had')
-            else if (tools !== null) this.#setTools(tools)
-          },
-        },
+        // Each refreshed as the gateway: the notification may come on a caller's stream.
+        prompts: { autoRefresh: false, onChanged: () => { if (client === this.#client) void asGateway(async () => { await this.#refreshFeatures(client, 'prompts') }) } },
+        resources: { autoRefresh: false, onChanged: () => { if (client === this.#client) void asGateway(async () => { await this.#refreshFeatures(client, 'resources') }) } },
+        tools: { autoRefresh: false, onChanged: () => { if (client === this.#client) void asGateway(async () => { await this.#refreshTools(client) }) } },
       },
     })
     client.setRequestHandler('elicitation/create', this.#relay.handle)
@@ -382,12 +377,13 @@ export class UpstreamConnection {
     const delay = Math.round(base * (0.8 + Math.random() * 0.4))
     this.#attempt++
     this.#nextAttemptAt = Date.now() + delay
-    this.#timer = setTimeout(() => {
+    // As the gateway: the loss may have been noticed during a caller's request.
+    this.#timer = asGateway(() => setTimeout(() => {
       this.#timer = undefined
       this.#restarts++
       this.#options.onRestart?.()
       void this.#connect()
-    }, delay)
+    }, delay))
     this.#timer.unref()
   }
 
@@ -401,6 +397,15 @@ export class UpstreamConnection {
     this.#state = state
     this.#since = Date.now()
     this.#options.onState?.(state)
+  }
+
+  async #refreshTools (client: Client): Promise<void> {
+    try {
+      const tools = await this.#listTools(client)
+      if (client === this.#client) this.#setTools(tools)
+    } catch (error) {
+      this.#log('warn', { err: error }, 'the server said its tools changed, but listing them failed; keeping the tools it had')
+    }
   }
 
   async #refreshFeatures (client: Client, kind: 'prompts' | 'resources'): Promise<void> {

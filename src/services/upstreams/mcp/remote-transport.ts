@@ -19,6 +19,15 @@ export interface Caller {
 
 const callers = new AsyncLocalStorage<Caller>()
 
+/**
+ * Run `work` as the gateway itself, whatever call it was started from: a reconnection or a
+ * refresh of the lists that a call's failure or a notification on its stream set off must not
+ * carry that caller's credential (timers and callbacks keep the context they were made in).
+ */
+export function asGateway<T> (work: () => T): T {
+  return callers.exit(work)
+}
+
 /** Run `send` so that every request it makes to a remote server carries `caller`'s credential. */
 export async function asCaller<T> (caller: Caller, send: () => Promise<T>): Promise<T> {
   return await callers.run(caller, send)
