@@ -12,11 +12,11 @@ cd "$(dirname "$0")/.."
 ensure_packages prometheus=prometheus promtool=prometheus
 
 tmp=$(mktemp -d)
-GW_PID='' PROM_PID=''
+GW_PID='' PROM_PID='' UP_GW_PID='' ITEMS_PID='' TOKENS_PID=''
 cleanup () {
   local rc=$?
-  for pid in $PROM_PID $GW_PID; do kill "$pid" 2>/dev/null || true; done
-  for pid in $PROM_PID $GW_PID; do wait "$pid" 2>/dev/null || true; done
+  for pid in $PROM_PID $GW_PID $UP_GW_PID $ITEMS_PID $TOKENS_PID; do kill "$pid" 2>/dev/null || true; done
+  for pid in $PROM_PID $GW_PID $UP_GW_PID $ITEMS_PID $TOKENS_PID; do wait "$pid" 2>/dev/null || true; done
   if [ "$rc" -ne 0 ]; then
     echo "--- gateway log (tail)"; tail -n 30 "$tmp/gateway.log" 2>/dev/null || true
     echo "--- prometheus log (tail)"; tail -n 30 "$tmp/prometheus.log" 2>/dev/null || true
@@ -48,6 +48,39 @@ GW_PID=$!
 wait_http "$GW/readyz" 60
 echo "gateway $GW (pid $GW_PID)"
 
+# A second gateway fronts an HTTP API with upstream credentials, so the dashboard's credential
+# panels have data: with its own OAuth token (client credentials) and on behalf of the caller
+# (token exchange), against a local JSON endpoint and the smallest token endpoint (the
+# benchmark's targets). Prometheus keeps only its credential metrics, so the exact counts
+# asserted below are the first gateway's alone.
+listening () { # LOG: the URL a target prints once it listens
+  for _ in $(seq 1 300); do
+    if grep -q '^listening on ' "$1"; then sed -n 's/^listening on //p' "$1"; return 0; fi
+    sleep 0.1
+  done
+  echo "error: $1 never said where it listens" >&2; return 1
+}
+node --import tsx bench/targets/json-endpoint.ts > "$tmp/items.log" 2>&1 &
+ITEMS_PID=$!
+node --import tsx bench/targets/token-endpoint.ts > "$tmp/tokens.log" 2>&1 &
+TOKENS_PID=$!
+ITEMS=$(listening "$tmp/items.log")
+TOKENS=$(listening "$tmp/tokens.log")
+node --import tsx -e "import('./bench/targets/json-endpoint.ts').then(m => process.stdout.write(JSON.stringify(m.ITEM_DOCUMENT)))" > "$tmp/items.json"
+cat > "$tmp/upstreams.json" <<JSON
+{ "openapi": {
+  "items": { "document": "./items.json", "baseUrl": "$ITEMS", "auth": { "type": "client_credentials", "tokenEndpoint": "$TOKENS/token", "clientId": "e2e", "clientSecret": "e2e-secret" } },
+  "mine": { "document": "./items.json", "baseUrl": "$ITEMS", "auth": { "type": "token_exchange", "tokenEndpoint": "$TOKENS/token", "clientId": "e2e", "clientSecret": "e2e-secret", "audience": "items" } }
+} }
+JSON
+UP_GW_PORT=$(free_port)
+UP_GW="http://127.0.0.1:$UP_GW_PORT"
+env -u REDIS_URL -u REDIS_PREFIX HOST=127.0.0.1 PORT="$UP_GW_PORT" TOOLS_DIR=./tools CONFIG_FILE="$tmp/gateway.json" UPSTREAMS_FILE="$tmp/upstreams.json" LOG_LEVEL=warn \
+  node dist/bin/toolgate.js serve > "$tmp/upstream-gateway.log" 2>&1 &
+UP_GW_PID=$!
+wait_http "$UP_GW/readyz" 60
+echo "gateway with upstream credentials $UP_GW (pid $UP_GW_PID)"
+
 PROM_PORT=$(free_port)
 PROM="http://127.0.0.1:$PROM_PORT"
 cat > "$tmp/prometheus.yml" <<YAML
@@ -62,6 +95,14 @@ scrape_configs:
     metrics_path: /metrics
     static_configs:
       - targets: ['127.0.0.1:$GW_PORT']
+  - job_name: toolgate-credentials
+    metrics_path: /metrics
+    static_configs:
+      - targets: ['127.0.0.1:$UP_GW_PORT']
+    metric_relabel_configs:
+      - source_labels: [__name__]
+        regex: 'toolgate_upstream_(tokens_fetched_total|credential_failures_total)'
+        action: keep
 YAML
 promtool check config "$tmp/prometheus.yml"
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
@@ -115,6 +156,17 @@ call ledger_transfer 401 unauthenticated '{"from":"alice","to":"bob","amount":10
 # Unknown tool names: 404, and never a series.
 for i in 1 2 3 4 5; do call "no_such_tool_$i$RANDOM" 404 '' '{}'; done
 echo "$(wc -l < "$TALLY") calls sent through the shipped tools"
+
+# Through the second gateway: the gateway's own token (fetched once for both calls), and an API
+# key refused where the caller's token is exchanged (403, nothing sent).
+for id in 7 8; do
+  got=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -H "x-api-key: $KEY" --data "{\"id\":\"$id\"}" "$UP_GW/tools/items_get_item")
+  [ "$got" = 200 ] || { echo "error: items_get_item answered $got" >&2; exit 1; }
+done
+got=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' -H "x-api-key: $KEY" --data '{"id":"7"}' "$UP_GW/tools/mine_get_item")
+[ "$got" = 403 ] || { echo "error: mine_get_item with an API key answered $got, not 403" >&2; exit 1; }
+node --import tsx scripts/prometheus-assert.ts wait "$PROM" 'sum(toolgate_upstream_tokens_fetched_total{job="toolgate-credentials"})' 1
+node --import tsx scripts/prometheus-assert.ts wait "$PROM" 'sum(toolgate_upstream_credential_failures_total{job="toolgate-credentials",reason="not_exchangeable"})' 1
 
 echo "== promtool check metrics on the gateway's /metrics"
 curl -fsS "$GW/metrics" > "$tmp/metrics.txt"
