@@ -13,7 +13,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { numberFlag } from './lib/args.js'
 import { runLoad, type LoadResult } from './lib/load.js'
-import { nextMessage, SERVER_CORE, spawnNode, stop } from './lib/processes.js'
+import { startTarget, stop } from './lib/processes.js'
 import { BENCH_API_KEY } from './targets/echo.js'
 
 const rounds = numberFlag('rounds', 3)
@@ -22,10 +22,7 @@ const connections = numberFlag('connections', 16)
 
 const children: ChildProcess[] = []
 async function start (file: string, env: Record<string, string> = {}): Promise<{ url: string, pid: number }> {
-  const child = spawnNode(SERVER_CORE, [file], { env, ipc: true })
-  children.push(child)
-  const port = await nextMessage(child, m => (m as { port?: number } | null)?.port)
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid! }
+  return await startTarget(file, children, env)
 }
 
 interface Path {

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { onCore } from './cores.js'
+import { onCore, SERVER_CORE } from './cores.js'
 
 export { LOAD_CORE, PINNED, SERVER_CORE } from './cores.js'
 
@@ -70,4 +70,15 @@ export async function runScript (core: number, args: readonly string[]): Promise
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`${args.join(' ')} exited with code ${code}`)
   return out
+}
+
+/**
+ * Start a target (`bench/targets/...`) on the server core and wait for the port it announces;
+ * `children` collects it, for the caller to `stop`.
+ */
+export async function startTarget (file: string, children: ChildProcess[], env: Record<string, string> = {}): Promise<{ url: string, pid: number }> {
+  const child = spawnNode(SERVER_CORE, [file], { env, ipc: true })
+  children.push(child)
+  const port = await nextMessage(child, m => (m as { port?: number } | null)?.port)
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid! }
 }

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { GatewayError } from '../../src/index.js'
 import type { OidcSignIn } from '../../src/services/approvals/sign-in/oidc-sign-in.js'
 import { fromThisSite, refuseCrossSite } from '../http/same-origin.js'
+import { cookie, cookieName, originOf, readCookie } from '../http/cookies.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +33,6 @@ const FLOW_COOKIE = 'toolgate-approvals-flow'
 /** Where the browser goes once signed in, when it came from the connections page. */
 const NEXT_COOKIE = 'toolgate-approvals-next'
 const TO_CONNECTIONS = 'to-the-connections-page'
-const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
 
 /** The cookie hook, registered before admission in the authenticated scope (fastify-plugin: it reaches the sibling routes). */
 export const approvalsSessionHook = fp(async function approvalsSession (app: FastifyInstance, { signIn }: ApprovalsSignInOptions) {
@@ -113,39 +113,6 @@ function clearSession (request: FastifyRequest, paths: { session: string, legacy
 /** The session covers the approvals and the connections pages (only routes that opt in read it); the flow, its callback. */
 function cookiePaths (prefix: string): { session: string, legacy: string, callback: string } {
   return { session: `${prefix}/`, legacy: `${prefix}/approvals`, callback: `${prefix}/approvals/ui/callback` }
-}
-
-/**
- * This gateway's origin as the browser reached it: Fastify's `protocol` and `host` read the
- * forwarding headers only as far as its `trustProxy` setting allows. A Host that is no host
- * name is refused rather than put into a redirect URI.
- */
-function originOf (request: FastifyRequest): string {
-  if (!HOST.test(request.host)) throw new GatewayError('TOOLGATE_MALFORMED_REQUEST', 'the Host header is not a host name')
-  return `${request.protocol}://${request.host}`
-}
-
-/** Over TLS a cookie is `Secure` and named `__Secure-…`, which browsers refuse to accept from plain http. */
-function cookieName (request: FastifyRequest, base: string): string {
-  return request.protocol === 'https' ? `__Secure-${base}` : base
-}
-
-function cookie (request: FastifyRequest, base: string, value: string, options: { path: string, maxAgeSec: number, sameSite: 'Strict' | 'Lax' }): string {
-  const secure = request.protocol === 'https' ? '; Secure' : ''
-  return `${cookieName(request, base)}=${value}; Path=${options.path}; Max-Age=${options.maxAgeSec}; HttpOnly; SameSite=${options.sameSite}${secure}`
-}
-
-function readCookie (request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie
-  if (header === undefined) return undefined
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=')
-    if (at > 0 && part.slice(0, at).trim() === name) {
-      const value = part.slice(at + 1).trim()
-      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined
-    }
-  }
-  return undefined
 }
 
 function unavailable (error: unknown): GatewayError {

@@ -8,6 +8,7 @@ import { GatewayError } from '../../src/index.js'
 import { requireScope } from '../../src/services/auth/index.js'
 import type { LinkCredential } from '../../src/services/upstreams/credentials/link-credential.js'
 import { refuseCrossSite } from '../http/same-origin.js'
+import { cookie, cookieName, originOf, readCookie } from '../http/cookies.js'
 import { connectionsPage } from './page.js'
 
 /*
@@ -20,7 +21,6 @@ import { connectionsPage } from './page.js'
  */
 
 const FLOW_COOKIE = 'toolgate-link-flow'
-const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
 const Upstream = z.object({ upstream: z.string().min(1).max(64) })
 
 export async function connectionRoutes (parent: FastifyInstance, options: { readonly links: readonly LinkCredential[], readonly oidcSignIn: boolean }): Promise<void> {
@@ -65,11 +65,11 @@ export async function connectionRoutes (parent: FastifyInstance, options: { read
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('set-cookie', flowCookie(request, '', 0))
     const url = new URL(request.url, originOf(request))
     const state = url.searchParams.get('state') ?? ''
-    const cookie = readCookie(request, cookieName(request))
+    const flowId = readCookie(request, cookieName(request, FLOW_COOKIE))
     let upstream = ''
     try {
       // The flow this browser began, and no other.
-      if (cookie === undefined || cookie !== state) throw new Error('this browser did not begin this link (or its cookie expired); begin again from this page')
+      if (flowId === undefined || flowId !== state) throw new Error('this browser did not begin this link (or its cookie expired); begin again from this page')
       for (const link of links.values()) {
         if (!await link.owns(state)) continue
         upstream = link.upstream
@@ -97,24 +97,6 @@ function readAsset (name: string): string {
   return readFileSync(new URL(`../approvals/page/${name}`, import.meta.url), 'utf8')
 }
 
-function originOf (request: FastifyRequest): string {
-  if (!HOST.test(request.host)) throw new GatewayError('TOOLGATE_MALFORMED_REQUEST', 'the Host header is not a host name')
-  return `${request.protocol}://${request.host}`
-}
-
-function cookieName (request: FastifyRequest): string {
-  return request.protocol === 'https' ? `__Secure-${FLOW_COOKIE}` : FLOW_COOKIE
-}
-
 function flowCookie (request: FastifyRequest, value: string, maxAgeSec: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : ''
-  return `${cookieName(request)}=${value}; Path=/connections/callback; Max-Age=${maxAgeSec}; HttpOnly; SameSite=Lax${secure}`
-}
-
-function readCookie (request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=')
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
-  }
-  return undefined
+  return cookie(request, FLOW_COOKIE, value, { path: '/connections/callback', maxAgeSec, sameSite: 'Lax' })
 }

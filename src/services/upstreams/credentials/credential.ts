@@ -68,6 +68,21 @@ const MAX_SIGNED = 10_000
 /** However long a tool may run, a token endpoint that has not answered in this long is down. */
 const MAX_TOKEN_WAIT_MS = 10_000
 
+/** No token (the endpoint down or slow): 503, nothing sent upstream. */
+export function tokenUnavailable (upstream: string, failure: TokenFailure, retryAfter: number): UpstreamError {
+  return new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${failure.message}; nothing was sent upstream; retry after ${retryAfter} s`, { retryAfter, upstream }, { cause: failure })
+}
+
+/** The issuer refused the gateway's own client: the operator's to fix, 502. */
+export function clientRefused (upstream: string, failure: TokenFailure): UpstreamError {
+  return new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${failure.message}`, { upstream }, { cause: failure })
+}
+
+/** The upstream refused a token just obtained for it: 502, the token dropped. */
+export function rejectedByUpstream (upstream: string, mode: string): UpstreamError {
+  return new UpstreamError('TOOLGATE_UPSTREAM_UNAUTHORIZED', `upstream "${upstream}" answered 401 to a token the gateway had just obtained for it (${mode}); nothing ran there, and the token was dropped`, { upstream })
+}
+
 /** The longest a call waits for its credential: most of its timeout, so a slow token endpoint is a 503 before the call is a 504. */
 export function credentialWaitMs (toolTimeoutMs: number): number {
   return Math.min(MAX_TOKEN_WAIT_MS, Math.max(100, Math.floor(toolTimeoutMs * 0.8)))
@@ -168,20 +183,20 @@ class OAuthCredential implements UpstreamCredential {
       if (!failure.waited) this.#downUntil = Math.max(this.#downUntil, this.#now() + COOL_DOWN_MS)
       events.failed('unavailable')
       events.log('warn', { upstream, mode: this.mode, reason: failure.message }, 'the token endpoint of an upstream did not answer; its calls answer 503 meanwhile')
-      return new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${failure.message}; nothing was sent upstream; retry after ${COOL_DOWN_MS / 1000} s`, { retryAfter: COOL_DOWN_MS / 1000, upstream }, { cause: failure })
+      return tokenUnavailable(upstream, failure, COOL_DOWN_MS / 1000)
     }
     events.failed('refused')
     if (this.mode === 'token_exchange' && failure.oauthError !== undefined && CALLERS_FAULT.has(failure.oauthError)) {
       return new UpstreamError('TOOLGATE_CREDENTIAL_REFUSED', `the issuer would not exchange the caller's token for upstream "${upstream}": ${failure.message}`, { upstream }, { cause: failure })
     }
     events.log('error', { upstream, mode: this.mode, reason: failure.message }, 'the issuer refused the gateway\'s client for an upstream: fix its "auth" in the upstreams file')
-    return new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${failure.message}`, { upstream }, { cause: failure })
+    return clientRefused(upstream, failure)
   }
 
   #rejected (): UpstreamError {
     const { upstream, events } = this.#deps
     events.failed('rejected_by_upstream')
-    return new UpstreamError('TOOLGATE_UPSTREAM_UNAUTHORIZED', `upstream "${upstream}" answered 401 to a token the gateway had just obtained for it (${this.mode}); nothing ran there, and the token was dropped`, { upstream })
+    return rejectedByUpstream(upstream, this.mode)
   }
 }
 

@@ -172,7 +172,8 @@ export function authConfigOf (auth: AuthDeclaration, at: string, expand: (text: 
   return { type: 'token_exchange', client, ...(auth.audience === undefined ? {} : { audience: auth.audience }) }
 }
 
-function urlProblem (text: string): string | undefined {
+/** Why `text` cannot be where a secret or a token goes, or undefined: https, or http on a loopback address. */
+export function urlProblem (text: string): string | undefined {
   let url: URL
   try {
     url = new URL(text)

@@ -2,7 +2,7 @@ import * as client from 'openid-client'
 import { z } from 'zod'
 import type { KeyedStore } from '../../keyed-store.js'
 import { isLoopback } from '../../loopback.js'
-import type { LinkClientConfig, TokenClientConfig } from './declaration.js'
+import { urlProblem, type LinkClientConfig, type TokenClientConfig } from './declaration.js'
 import { TokenFailure } from './token-endpoint.js'
 
 /*
@@ -75,7 +75,7 @@ async function protectedResourceOf (serverUrl: string, timeoutMs: number): Promi
     // RFC 9728 section 3.3: the metadata is of this server, not of another resource (whose tokens would come here).
     if (!URL.canParse(parsed.data.resource) || new URL(parsed.data.resource).origin !== url.origin) throw new TokenFailure('refused', `${address} describes the resource ${parsed.data.resource.slice(0, 200)}, not this server`)
     const issuer = parsed.data.authorization_servers[0]!
-    const problem = issuerProblem(issuer)
+    const problem = urlProblem(issuer)
     if (problem !== undefined) throw new TokenFailure('refused', `${address} names the authorization server ${issuer.slice(0, 200)}, which ${problem}`)
     return { issuer, resource: parsed.data.resource }
   }
@@ -102,15 +102,4 @@ async function register (issuer: string, redirectUri: string, scope: string | un
     if (error instanceof TypeError) throw new TokenFailure('unavailable', `${issuer} cannot be reached to register a client: ${error.message}`, { cause: error })
     throw new TokenFailure('refused', `registering a client at ${issuer} failed: ${(error as Error).message}`, { cause: error })
   }
-}
-
-function issuerProblem (issuer: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(issuer)
-  } catch {
-    return 'is not a URL'
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return undefined
-  return 'is not https (http only on a loopback address)'
 }

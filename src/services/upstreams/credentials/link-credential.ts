@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Principal } from '../../../core/app-context.js'
 import { UpstreamError } from '../../../core/errors.js'
 import type { KeyedStore } from '../../keyed-store.js'
-import type { Applied, CredentialDeps, UpstreamCredential } from './credential.js'
+import { clientRefused, rejectedByUpstream, tokenUnavailable, type Applied, type CredentialDeps, type UpstreamCredential } from './credential.js'
 import type { LinkClientConfig } from './declaration.js'
 import { completeLinkClient } from './link-client.js'
 import { TokenCache, type SharedTokens } from './token-cache.js'
@@ -245,8 +245,7 @@ export class LinkCredential implements UpstreamCredential {
     const { upstream, events } = this.#deps
     if (!(error instanceof TokenFailure)) return error
     events.failed(error.kind)
-    if (error.kind === 'unavailable') return new UpstreamError('TOOLGATE_CREDENTIAL_UNAVAILABLE', `no token for upstream "${upstream}": ${error.message}; nothing was sent upstream; retry after 2 s`, { retryAfter: 2, upstream }, { cause: error })
-    return new UpstreamError('TOOLGATE_UPSTREAM_CREDENTIAL_FAILED', `the issuer refused the gateway's client for upstream "${upstream}": ${error.message}`, { upstream }, { cause: error })
+    return error.kind === 'unavailable' ? tokenUnavailable(upstream, error, 2) : clientRefused(upstream, error)
   }
 
   #bearer (token: Token, refused: () => Promise<Applied>): Applied {
@@ -255,7 +254,7 @@ export class LinkCredential implements UpstreamCredential {
 
   #rejected (): UpstreamError {
     this.#deps.events.failed('rejected_by_upstream')
-    return new UpstreamError('TOOLGATE_UPSTREAM_UNAUTHORIZED', `upstream "${this.upstream}" answered 401 to a token the gateway had just obtained for it (link); nothing ran there, and the token was dropped`, { upstream: this.upstream })
+    return rejectedByUpstream(this.upstream, this.mode)
   }
 }
 
