@@ -1,6 +1,7 @@
 import { ToolDefinitionError } from './errors.js'
 import { outputParserOf, snapshotToolSchema, type ToolSchema } from './schema.js'
 import { toolErrorsOf } from './tool-errors.js'
+import { toolLimitsOf } from './limits/tool-limits.js'
 import { DEFINED, EFFECTS, type AnyTool, type Effect, type Tool, type IntentDeclaration, type ToolDeclaration, type ToolOrigin } from './tool.js'
 
 /** What a tool id may be: the name a model calls, a route segment, a metrics label. */
@@ -13,7 +14,7 @@ const OPTIONAL_BOOLEANS = ['interactive', 'supportsEscalation', 'requiresIdempot
 const KNOWN_FIELDS = new Set<string>([
   'id', 'kind', 'description', 'shortDescription', 'inputSchema', 'outputSchema', 'effects', 'errors',
   'isReadOnly', 'isConcurrencySafe', 'selfConcurrency', 'timeoutMs', 'asIntent', 'origin',
-  ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval',
+  ...REQUIRED_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...OPTIONAL_BOOLEANS, 'requiresApproval', 'limits',
 ])
 
 export interface DefineOptions {
@@ -82,6 +83,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
   checkSelfConcurrency(declaration, fail)
   const asIntent = intentOf(d.asIntent, fail)
   const origin = originOf(d.origin, fail)
+  const limits = toolLimitsOf(d.id, d.limits, inputSchema, fail)
 
   const bind = <F>(fn: F): F => (typeof fn === 'function' ? fn.bind(declaration) as F : fn)
   const tool: Record<string | symbol, unknown> = {
@@ -104,6 +106,7 @@ export function defineTool<In extends ToolSchema, Out extends ToolSchema, App = 
     requiresApproval: typeof d.requiresApproval === 'function' ? bind(d.requiresApproval) : d.requiresApproval === true,
     asIntent,
     origin,
+    limits,
     source: options.source,
     [DEFINED]: true,
   }

@@ -2,6 +2,8 @@ import type { SchemaInput, SchemaOutput, SchemaSnapshot, ToolSchema } from './sc
 import type { WithContent } from './content.js'
 import type { ProgressUpdate } from './progress.js'
 import type { ElicitationAnswer, ElicitationRequest } from './elicitation.js'
+import type { ToolLimitDeclaration } from './limits/declaration.js'
+import type { Limit } from './limits/limit.js'
 
 /** The declared side effects: the author's own account, a signal and never a gate. */
 export const EFFECTS = ['irreversible', 'financial', 'external', 'affects-others'] as const
@@ -78,6 +80,11 @@ export interface DebugContext {
 
 type MaybePromise<T> = T | Promise<T>
 
+/** One of a tool's own `limits`, its budget's amount typed by the tool's input. */
+export type ToolLimitOf<Input> = Omit<ToolLimitDeclaration, 'budget'> & {
+  readonly budget?: Omit<NonNullable<ToolLimitDeclaration['budget']>, 'amount'> & { readonly amount: string | ((input: Input) => number) }
+}
+
 /**
  * A tool as its author writes it. Input and output types come from the schemas (zod, a Standard
  * Schema or `defineSchema`), so a tool file needs no type arguments. Every field is described in
@@ -113,6 +120,12 @@ export interface ToolDeclaration<In extends ToolSchema = ToolSchema, Out extends
    * (one that throws, or answers anything but `false`, asks).
    */
   readonly requiresApproval?: boolean | ((input: SchemaOutput<In>, ctx: ToolContext<App>) => boolean)
+  /**
+   * How often, or how much, this tool may be called: rates, quotas and budgets per principal,
+   * session or everyone, refused past them (429) or asked of a person (docs/limits.md). A
+   * budget's `amount` is a CEL expression over `input` or a function of the parsed input.
+   */
+  readonly limits?: ReadonlyArray<ToolLimitOf<SchemaOutput<In>>>
   readonly active?: (app: App) => boolean
   readonly authorize: (input: SchemaOutput<In>, ctx: ToolContext<App>) => MaybePromise<void>
   /** Answers the output, or the output `withContent`: MCP content blocks beside it, for the faces that carry them. */
@@ -168,7 +181,7 @@ export interface IntentDeclaration {
  * defaults filled in. Only `defineTool` makes one.
  */
 export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema, App = unknown>
-  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'errors' | 'asIntent' | 'origin'> {
+  extends Omit<ToolDeclaration<In, Out, App>, 'inputSchema' | 'outputSchema' | 'parseOutput' | 'effects' | 'errors' | 'asIntent' | 'origin' | 'limits'> {
   readonly inputSchema: SchemaSnapshot<In>
   readonly outputSchema: SchemaSnapshot<Out>
   /** Present when the tool is advertised as an intent. */
@@ -184,6 +197,8 @@ export interface Tool<In extends ToolSchema = ToolSchema, Out extends ToolSchema
   readonly source?: string
   /** Frozen copy of the declaration's `origin`. */
   readonly origin?: ToolOrigin
+  /** The tool's own limits, compiled (named `{id}.{name}`); empty when none were declared. */
+  readonly limits: readonly Limit[]
   readonly [DEFINED]: true
 }
 
