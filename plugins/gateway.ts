@@ -33,6 +33,7 @@ import { intentRoutes } from './tools/intents.js'
 import { toolRoutes } from './tools/routes.js'
 import { upstreamJwksRoute } from './tools/upstream-jwks.js'
 import { connectionRoutes } from './connections/routes.js'
+import { limitRoutes } from './limits/routes.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
@@ -84,7 +85,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   // Closed when the app closes, or now when registration fails half-way (buildApp closes the app).
   app.addHook('onClose', async () => { await services.close() })
   const { catalog, facts, calls, metrics, audit, redis, people } = services
-  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules) })
+  const documents = new ToolDocuments({ gateway: () => app.swagger() as unknown as Record<string, unknown>, version: VERSION, prefix: app.prefix, defaultTimeoutMs: config.toolTimeoutMs, approvable: approvableBy(config.approvalRules), limits: tool => catalog.limits.of(tool) })
 
   boundJsonBodies(app, inputBoundsOf(config))
   app.setValidatorCompiler(validatorCompiler)
@@ -102,7 +103,11 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const updates = new CatalogUpdates({
     catalog,
     // Before the app is ready its document cannot be generated: onReady generates the set serving then.
-    prepare: async set => { if (ready) await documents.prepare(set) },
+    prepare: async set => {
+      // The operator's budgets read fields of the tools they cover: a reloaded tool without them is refused, naming both.
+      upstreams?.limits.check(set.tools)
+      if (ready) await documents.prepare(set)
+    },
     log: app.log,
     onOutcome: outcome => { metrics.catalogReplaced(outcome) },
   })
@@ -180,6 +185,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       features: upstreams?.features,
     })
     await scope.register(intentRoutes, { calls, facts, traceCall })
+    await scope.register(limitRoutes, { catalog, facts })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
     const links = upstreams?.credentials?.links() ?? []
     if (links.length > 0) await scope.register(connectionRoutes, { links, oidcSignIn: people.signIn !== undefined })

@@ -19,7 +19,12 @@ export const LARGE_TRANSFER_SCOPE = 'ledger:transfer:large'
 export interface LedgerOptions {
   /** Above this (cents) a transfer waits for a person's approval (the gateway's approvals); absent: never. */
   readonly approvalAboveCents?: number
+  /** What one principal may transfer a day (cents, UTC days) before each further transfer waits for a person; absent: no budget. */
+  readonly dailyBudgetCents?: number
 }
+
+/** The default daily budget of one principal's transfers: 5,000.00. */
+export const DAILY_BUDGET_CENTS = 500_000
 
 const account = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'an account id: lowercase letters, digits and "_", starting with a letter')
 const cents = z.number().int()
@@ -62,7 +67,7 @@ function transferAccounts (input: unknown): string[] {
 
 /** `ledger_balance` and `ledger_transfer` over one store; the default export uses the demo accounts in memory. */
 export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(), options: LedgerOptions = {}): AnyTool[] {
-  const { approvalAboveCents } = options
+  const { approvalAboveCents, dailyBudgetCents } = options
   return [
     defineTool({
       id: 'ledger_balance',
@@ -101,6 +106,9 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
       timeoutMs: 10_000,
       requiresIdempotencyKey: true,
       requiresApproval: approvalAboveCents === undefined ? false : input => input.amount > approvalAboveCents,
+      limits: dailyBudgetCents === undefined
+        ? []
+        : [{ name: 'daily', per: 'principal', over: 'approve', description: 'What one principal may transfer a UTC day, in cents; past it each transfer waits for a person', budget: { amount: 'input.amount', max: dailyBudgetCents, window: 'day' } }],
       touchedResourcesOf: transferAccounts,
       mutatedResourcesOf: transferAccounts,
       authorize (input, ctx: GatewayContext) {
@@ -124,12 +132,21 @@ export function createLedgerTools (store: LedgerStore = new MemoryLedgerStore(),
  * that off. Default: above 500.00, the same line as the large-transfer scope.
  */
 function approvalAbove (): number | undefined {
-  const setting = process.env.LEDGER_APPROVAL_ABOVE_CENTS
-  if (setting === undefined || setting === '') return LARGE_TRANSFER_CENTS
+  return centsSetting('LEDGER_APPROVAL_ABOVE_CENTS', LARGE_TRANSFER_CENTS)
+}
+
+function centsSetting (name: string, fallback: number): number | undefined {
+  const setting = process.env[name]
+  if (setting === undefined || setting === '') return fallback
   if (setting === 'off') return undefined
   const cents = Number(setting)
-  if (!Number.isInteger(cents) || cents < 0) throw new Error(`LEDGER_APPROVAL_ABOVE_CENTS must be a whole number of cents or "off", got ${JSON.stringify(setting)}`)
+  if (!Number.isInteger(cents) || cents < 0) throw new Error(`${name} must be a whole number of cents or "off", got ${JSON.stringify(setting)}`)
   return cents
 }
 
-export default createLedgerTools(await servedLedgerStore(), { approvalAboveCents: approvalAbove() })
+/** `LEDGER_DAILY_BUDGET_CENTS`: what one principal may transfer a day before a person decides each further transfer; `off`: no budget. */
+function dailyBudget (): number | undefined {
+  return centsSetting('LEDGER_DAILY_BUDGET_CENTS', DAILY_BUDGET_CENTS)
+}
+
+export default createLedgerTools(await servedLedgerStore(), { approvalAboveCents: approvalAbove(), dailyBudgetCents: dailyBudget() })

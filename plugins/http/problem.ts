@@ -4,6 +4,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { documentStatuses } from './problem-schemas.js'
 import { ERRORS, GatewayError, ToolgateError, UpstreamError, type ErrorCode, type InputIssue } from '../../src/index.js'
 import { toolIdOf } from '../tools/call-route.js'
+import { isLimitReport, limitHeaders } from '../limits/fields.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
@@ -129,6 +130,7 @@ function sendProblem (reply: FastifyReply, request: FastifyRequest, failure: unk
     void reply.header('WWW-Authenticate', more === undefined ? extensions.wwwAuthenticate : `${extensions.wwwAuthenticate}, ${more}`)
   }
   if (typeof extensions.retryAfter === 'number') void reply.header('Retry-After', String(extensions.retryAfter))
+  if (error.code === 'TOOLGATE_LIMIT_EXCEEDED' && isLimitReport(extensions.limit)) limitHeaders(reply, [extensions.limit])
   if (typeof extensions.allow === 'string') void reply.header('Allow', extensions.allow)
   if (error instanceof ToolgateError && error.replayed) void reply.header('Idempotent-Replayed', 'true')
   // A call the pipeline saw has logged its own line, with the tool and outcome: one line per failure.

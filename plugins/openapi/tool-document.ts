@@ -1,3 +1,4 @@
+import type { Limit } from '../../src/core/limits/limit.js'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
@@ -25,6 +26,8 @@ export interface ToolDocumentsOptions {
   readonly defaultTimeoutMs: number
   /** Whether a call of the tool can wait for approval in this configuration (see `approvableBy`). */
   readonly approvable: (tool: AnyTool) => boolean
+  /** The limits that cover the tool (operator's and its own), documented on its operation. */
+  readonly limits?: (tool: AnyTool) => readonly Limit[]
 }
 
 /**
@@ -89,7 +92,7 @@ export class ToolDocuments {
       await generator.register(swagger, swaggerSettings(this.#options.version))
       // Documented as the gateway's own routes are (problem.ts).
       generator.addHook('onRoute', route => { documentStatuses(route as { schema?: Record<string, unknown> }, ANY_ROUTE_STATUSES) })
-      for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs, this.#options.approvable(tool)) }, unreachable)
+      for (const tool of tools) generator.post(pathOf(tool), { schema: operationOf(tool, this.#options.defaultTimeoutMs, this.#options.approvable(tool), this.#options.limits?.(tool)) }, unreachable)
       await generator.ready()
       const document = generator.swagger() as unknown as Document
       const paths = (document.paths ?? {}) as Document

@@ -6,6 +6,8 @@ import type { Config } from '../../src/services/config.js'
 import { ApprovalSchema } from '../approvals/schemas.js'
 import { callStatusesOf, CallHeaders, CallHeadersWithKey, CallQuery, DRY_RUN_TYPE } from '../tools/call-schemas.js'
 import { toolErrorsExtension, toolProblemResponses } from './tool-problems.js'
+import { LIMIT_HEADERS, limitedResponse, limitExtension } from './tool-limits.js'
+import type { Limit } from '../../src/core/limits/limit.js'
 
 /**
  * Can a call of this tool be asked to wait for approval, whoever calls it: its declaration
@@ -52,8 +54,11 @@ const PENDING_RESPONSE = {
  * client generated from the document reads a read-only tool's 200 as its output alone. Its
  * problem statuses are the gateway's for this call and the tool's declared `errors`.
  */
-export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable: boolean): Record<string, unknown> {
+export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable: boolean, limits: readonly Limit[] = []): Record<string, unknown> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
+  // A limit where a person decides makes any call of the tool one that may wait for approval.
+  approvable ||= limits.some(limit => limit.over === 'approve')
+  const ok = okResponseOf(tool)
   const flags = [tool.isReadOnly ? 'read-only' : 'changes state', tool.isConcurrencySafe ? 'concurrency-safe' : 'runs exclusively in its session']
   return {
     operationId: tool.id,
@@ -62,7 +67,13 @@ export function operationOf (tool: AnyTool, defaultTimeoutMs: number, approvable
     tags: [tool.kind],
     security: SECURITY,
     body: tool.inputSchema,
-    response: { 200: okResponseOf(tool), ...(approvable ? { 202: PENDING_RESPONSE } : {}), ...toolProblemResponses(tool, callStatusesOf(approvable, timeoutMs)) },
+    response: {
+      200: limits.length === 0 ? ok : { ...ok, headers: LIMIT_HEADERS },
+      ...(approvable ? { 202: PENDING_RESPONSE } : {}),
+      ...toolProblemResponses(tool, callStatusesOf(approvable, timeoutMs)),
+      ...(limits.length === 0 ? {} : { 429: limitedResponse(limits) }),
+    },
+    ...(limits.length === 0 ? {} : { 'x-limits': limits.map(limitExtension) }),
     'x-effects': [...tool.effects],
     'x-tool-errors': toolErrorsExtension(tool),
     'x-read-only': tool.isReadOnly,

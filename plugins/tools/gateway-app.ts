@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { GatewayApp, GatewayFacts } from '../../src/core/app-context.js'
-import { GatewayError, type AnyTool } from '../../src/index.js'
+import { GatewayError, type AnyTool, type ToolSet } from '../../src/index.js'
 import { domainOf } from '../../src/services/principal-keys.js'
 import { SESSION_ID } from './call-schemas.js'
 
@@ -20,6 +20,11 @@ export function gatewayAppOf (request: FastifyRequest, facts: GatewayFacts): Gat
     log: request.log,
     gateway: facts,
   }
+}
+
+/** What `GET /tools` lists for this request: active for its app, and permitted. */
+export function visibleToolsOf (scope: FastifyInstance, request: FastifyRequest, set: ToolSet<GatewayApp>, facts: GatewayFacts): AnyTool<GatewayApp>[] {
+  return set.active(gatewayAppOf(request, facts)).filter(tool => scope.isPermitted(request.principal.id, tool.id))
 }
 
 /** The permission rules of one caller for the pipeline; none configured: no per-call check at all. */

@@ -7,6 +7,8 @@ import { disconnectSignalOf } from '../http/disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { DRY_RUN_TYPE } from './call-schemas.js'
 import type { CallTracer } from '../observability/tracing.js'
+import { reportOf } from '../../src/core/limits/limits.js'
+import { limitHeaders } from '../limits/fields.js'
 
 export interface RestCallsOptions {
   readonly calls: GatewayCalls
@@ -41,6 +43,7 @@ export class RestCalls {
       onRecord: record => { request.callRecord = record },
     }, { ...options, toolId: tool.id, input: request.body })
     if (result.replayed) void reply.header('Idempotent-Replayed', 'true')
+    if (result.limits !== undefined) limitHeaders(reply, result.limits.map(reportOf), options.dryRun === true)
     const waitMs = options.waitForApprovalMs
     if (waitMs !== undefined && (result.approval !== undefined || result.waitedForApproval === true)) {
       void reply.header('Preference-Applied', `wait=${Math.min(waitMs, calls.catalog.approvals.maxWaitMs) / 1000}`)

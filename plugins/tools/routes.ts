@@ -9,7 +9,7 @@ import { specsOf } from '../../src/services/llm-specs/formats.js'
 import { nameMapsFor } from '../../src/services/llm-specs/names.js'
 import { listingOf, ToolListingSchema } from '../../src/services/tool-listing.js'
 import { callerDocs } from '../openapi/caller-docs.js'
-import { gatewayAppOf } from './gateway-app.js'
+import { gatewayAppOf, visibleToolsOf } from './gateway-app.js'
 import { CallHeaders, CallQuery, ProviderSpecs, SpecQuery } from './call-schemas.js'
 import { problemResponses } from '../http/problem-schemas.js'
 import { RestCalls } from './rest-calls.js'
@@ -58,9 +58,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
   const appOf = (request: FastifyRequest): GatewayApp => gatewayAppOf(request, facts)
 
-  /** What `GET /tools` lists for this request: active for its app, and permitted. */
-  const visibleTools = (request: FastifyRequest, set: ToolSet<GatewayApp>): AnyTool<GatewayApp>[] =>
-    set.active(appOf(request)).filter(tool => app.isPermitted(request.principal.id, tool.id))
+  const visibleTools = (request: FastifyRequest, set: ToolSet<GatewayApp>): AnyTool<GatewayApp>[] => visibleToolsOf(app, request, set, facts)
 
   // The document and its UI, per caller, behind this scope's authentication.
   await app.register(callerDocs, {

@@ -30,6 +30,9 @@ export interface CallRecord {
   touchedResources: readonly string[]
   mutatedResources: readonly string[]
   debugSteps: readonly DebugStep[]
+  /** The limit that refused the call, or the first of those that asked a person. */
+  limit?: string
+  limitAction?: 'refused' | 'asked'
   /** What went wrong, for the log only (never sent to a caller on a 5xx). */
   failure?: unknown
   /** The W3C trace context the call ran under (the binding's, when the host traces it): its log line and exemplar name it. */

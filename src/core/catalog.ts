@@ -13,6 +13,7 @@ import type { IdempotencyStore } from './idempotency/store.js'
 import { Scheduler, type SlotScheduler } from './scheduler.js'
 import { isDefinedTool, type AnyTool, type ToolDeclaration, type TraceContext } from './tool.js'
 import { changeBetween, ToolSet, type ToolSetChange } from './tool-set.js'
+import { Limits, type LimitsOptions } from './limits/limits.js'
 
 export interface CatalogOptions {
   readonly core?: CoreOptionsInput
@@ -27,6 +28,11 @@ export interface CatalogOptions {
    * `domains` for the concurrency domains, `tools` for the per-tool limits. Default: in process.
    */
   readonly schedulers?: { readonly domains: SlotScheduler, readonly tools: SlotScheduler }
+  /**
+   * Where the counts of limits live (default: in process, bounded) and the operator's limits
+   * over the tools; the tools' own `limits` apply either way.
+   */
+  readonly limits?: LimitsOptions
   /** Told when an `onChange` listener throws (the change stands; the other listeners still run). */
   readonly onListenerError?: (error: unknown) => void
 }
@@ -120,8 +126,14 @@ export class ToolCatalog<App = unknown> {
         ttlMs: options.idempotency?.ttlMs ?? 24 * 60 * 60 * 1000,
       },
       approvals: new Approvals(options.approvals),
+      limits: new Limits(options.limits),
     }
     this.#current = { set, env: { ...this.#shared, tools: set.byId } }
+  }
+
+  /** The limits calls are charged against: which cover a tool, and where a caller stands. */
+  get limits (): Limits {
+    return this.#shared.limits!
   }
 
   /** The set serving now: read it once per request to see one version of the catalog throughout. */

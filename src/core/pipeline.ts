@@ -1,7 +1,9 @@
 import { CallControl } from './abort.js'
 import { checkInvokeOptions } from './call-options.js'
 import { checkInputBounds } from './input-bounds.js'
-import { checkApproval, pendingResult, runApproved } from './steps/approval.js'
+import { askForLimits, checkApproval, pendingResult, runApproved, type ApprovalGate } from './steps/approval.js'
+import { callerOf, limited } from './steps/limits.js'
+import { LimitAsk } from './limits/limits.js'
 import { checkIdempotencyKey, idempotent } from './steps/idempotency.js'
 import { checkModeGates, checkPermission, findTool, parseInput, refuseWhenClosing, runAuthorize, runResolve } from './steps/gates.js'
 import { presentationOf, scheduleAndExecute, serializeOutput } from './steps/execution.js'
@@ -53,24 +55,24 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     checkIdempotencyKey(tool, idempotencyKey, request.dryRun === true)
     if (request.dryRun === true) {
       const proposal = runResolve(tool, input, ctx)
+      // What the call would spend: a dry run reads its limits and charges nothing.
+      const limits = env.limits === undefined ? undefined : await env.limits.peek(tool, input, callerOf(binding))
       record.outcome = 'dry_run'
-      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal) }
+      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal), ...(limits === undefined || limits.length === 0 ? {} : { limits }) }
     }
     const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle }
-    if (idempotencyKey === undefined) {
-      const running = scheduleAndExecute(call)
-      const value: unknown = running instanceof Promise ? await running : running
-      const body = serializeOutput(binding, tool, value)
-      const content = presentationOf(binding, tool, handle.presentation)
-      record.outcome = 'ok'
-      return { value, record, replayed: false, body, ...(content === undefined ? {} : { content }) }
+    try {
+      const running = run(call, approval, idempotencyKey)
+      return running instanceof Promise ? await running : running
+    } catch (error) {
+      if (!(error instanceof LimitAsk)) throw error
+      // Past a limit where a person decides: the call becomes an approval, or runs on one already given.
+      record.limit = error.limits[0]!.name
+      record.limitAction = 'asked'
+      const gate = await askForLimits(env, binding, tool, input, ctx, request, error.limits.map(limit => limit.name))
+      if (gate.type === 'pending') return pendingResult(binding, record, gate.view)
+      return await run(call, gate, gate.key)
     }
-    const run = async (): Promise<unknown> => await scheduleAndExecute(call)
-    const { value, replayed } = await idempotent(call, idempotencyKey, approval === undefined ? run : runApproved(call, approval, run))
-    const body = serializeOutput(binding, tool, value)
-    const content = presentationOf(binding, tool, handle.presentation)
-    record.outcome = replayed ? 'replayed' : 'ok'
-    return { value, record, replayed, body, waitedForApproval: approval?.waited, ...(content === undefined ? {} : { content }) }
   } catch (error) {
     throw settleFailure(record, error)
   } finally {
@@ -80,6 +82,31 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     record.durationMs = performance.now() - started
     publish(env, binding, record)
   }
+}
+
+/**
+ * Charge, schedule and execute the call, then answer its output: at most once per idempotency
+ * key (an approved call's key is its approval's), synchronously when nothing on the way waits.
+ */
+function run<App> (call: Call<App>, approval: (ApprovalGate & { type: 'approved' }) | undefined, idempotencyKey: string | undefined): InvokeResult | Promise<InvokeResult> {
+  const { binding, tool, record, handle } = call
+  const answer = (value: unknown, replayed: boolean): InvokeResult => {
+    const body = serializeOutput(binding, tool, value)
+    const content = presentationOf(binding, tool, handle.presentation)
+    record.outcome = replayed ? 'replayed' : 'ok'
+    return {
+      value, record, replayed, body, waitedForApproval: approval?.waited,
+      ...(content === undefined ? {} : { content }), ...(replayed || handle.limits === undefined ? {} : { limits: handle.limits }),
+    }
+  }
+  const execute = (): unknown => limited(call, approval !== undefined, () => scheduleAndExecute(call))
+  if (idempotencyKey === undefined) {
+    const running = execute()
+    return running instanceof Promise ? running.then(value => answer(value, false)) : answer(running, false)
+  }
+  const runOnce = async (): Promise<unknown> => await execute()
+  return idempotent(call, idempotencyKey, approval === undefined ? runOnce : runApproved(call, approval, runOnce))
+    .then(({ value, replayed }) => answer(value, replayed))
 }
 
 /** What a tool sees of its call; the signal is only materialised if the tool reads it. */

@@ -16,6 +16,7 @@ import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 import type { ProgressUpdate } from './progress.js'
 import type { Elicit } from './elicitation.js'
+import type { Limits, LimitUse } from './limits/limits.js'
 
 interface IdempotencyOptions {
   readonly store: IdempotencyStore
@@ -38,6 +39,8 @@ export interface PipelineEnv {
   readonly observers: ReadonlyArray<(record: CallRecord) => void>
   readonly idempotency: IdempotencyOptions
   readonly approvals: Approvals
+  /** The rates, quotas and budgets calls are charged against (absent: none are declared anywhere). */
+  readonly limits?: Limits
 }
 
 /** One bound context: the app, and what the host decided about this caller. */
@@ -112,6 +115,8 @@ export interface InvokeResult<T = unknown> {
   readonly waitedForApproval?: boolean
   /** The MCP content the tool answered beside its output (`withContent`), for the faces that carry it. */
   readonly content?: Presentation
+  /** The limits that cover the call: what it spent of each and what is left (a dry run: what it would spend). */
+  readonly limits?: readonly LimitUse[]
 }
 
 /** A tool's MCP content blocks and structured content, as it answered them (`withContent`). */
@@ -131,6 +136,8 @@ export interface ExecutionHandle {
   presentation?: Presentation
   /** The fencing token of the slot the call holds, once granted (`ctx.fencingToken`). */
   fencingToken?: number
+  /** What the call was charged of its limits, once it was. */
+  limits?: readonly LimitUse[]
 }
 
 /** One call past its gates: everything the scheduling and execution steps need, in one value. */

@@ -132,6 +132,10 @@ export const ConfigSchema = z.object({
   /** Calls per principal per window over all tools; 0 turns rate limiting off. */
   rateLimitMax: intFromEnv(0, 10_000_000).default(0),
   rateLimitWindowMs: intFromEnv(100, 24 * 60 * 60 * 1000).default(60_000),
+  /** Counts of declared limits (rates, quotas, budgets) kept in process at once, without Redis; past it a call that needs a new one answers 503. */
+  limitMaxKeys: intFromEnv(1_000, 100_000_000).default(1_000_000),
+  /** Sessions one principal may hold at once under one limit kept per session. */
+  limitMaxSessions: intFromEnv(1, 100_000).default(64),
   toolLimits: z.record(z.string().regex(TOOL_ID), ToolLimitSchema).default({}),
   /** Failed authentications one source address may make per window before its unproven credentials get 429; 0: off. */
   authFailureLimit: intFromEnv(0, 1_000_000).default(20),
@@ -211,6 +215,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   REDIS_URL: 'redisUrl', REDIS_PREFIX: 'redisPrefix', IDEMPOTENCY_TTL_MS: 'idempotencyTtlMs',
   IDEMPOTENCY_MAX_ENTRIES: 'idempotencyMaxEntries', IDEMPOTENCY_MAX_ENTRIES_PER_PRINCIPAL: 'idempotencyMaxEntriesPerPrincipal', IDEMPOTENCY_MAX_BYTES: 'idempotencyMaxBytes',
   IDEMPOTENCY_MAX_BYTES_PER_PRINCIPAL: 'idempotencyMaxBytesPerPrincipal', RATE_LIMIT_MAX: 'rateLimitMax', RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  LIMIT_MAX_KEYS: 'limitMaxKeys', LIMIT_MAX_SESSIONS: 'limitMaxSessions',
   AUTH_FAILURE_LIMIT: 'authFailureLimit', AUTH_FAILURE_WINDOW_MS: 'authFailureWindowMs',
   MAX_EVENT_LOOP_DELAY_MS: 'maxEventLoopDelayMs', MAX_HEAP_USED_BYTES: 'maxHeapUsedBytes', MAX_RSS_BYTES: 'maxRssBytes',
   APPROVAL_TTL_MS: 'approvalTtlMs', APPROVAL_MAX_PENDING_PER_PRINCIPAL: 'approvalMaxPendingPerPrincipal',

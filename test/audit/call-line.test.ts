@@ -33,6 +33,8 @@ function reference (record: CallRecord, facts: CallFacts, inputDigest: string, i
     requestId: facts.requestId,
     traceId: facts.traceId,
     approvalId: facts.approvalId,
+    limit: record.limit,
+    limitAction: record.limitAction,
   })
 }
 
@@ -48,6 +50,7 @@ const record = fc.record({
   executed: fc.boolean(), dryRun: fc.boolean(), escalated: fc.boolean(), startedAt: epochMs, durationMs: anyNumber,
   touchedResources: fc.array(text, { maxLength: 3 }), mutatedResources: fc.array(text, { maxLength: 3 }),
   debugSteps: fc.array(fc.record({ name: text, data: fc.option(fc.jsonValue(), { nil: undefined }) }, { requiredKeys: ['name'] }), { maxLength: 2 }),
+  limit: optionalText, limitAction: fc.option(fc.constantFrom('refused', 'asked'), { nil: undefined }),
 }, { requiredKeys: ['callId', 'toolId', 'kind', 'effects', 'outcome', 'status', 'executed', 'dryRun', 'escalated', 'startedAt', 'durationMs', 'touchedResources', 'mutatedResources', 'debugSteps'] })
   .map(fields => fields as unknown as CallRecord)
 const facts = fc.record({

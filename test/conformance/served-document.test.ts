@@ -35,10 +35,16 @@ const fetcher = createUrlFetchTool({
     throw Object.assign(new Error('no such host'), { code: 'ENOTFOUND' })
   },
 })
-const tools = [...httpTools, keyed, locker, fetcher]
+/** Three calls a day per principal: the probes past them are answered 429 with the limit, as documented. */
+const metered = defineTool({
+  id: 'metered', kind: 'write', description: 'Three calls a day.', isReadOnly: false, isConcurrencySafe: false,
+  limits: [{ name: 'daily', per: 'principal', quota: { calls: 3, window: 'day' } }],
+  inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }), authorize () {}, execute: ({ n }) => ({ n }),
+})
+const tools = [...httpTools, keyed, locker, fetcher, metered]
 /** A valid input per tool; the rest take `{}`. `approval_request` waits for a person: it only gets dry runs of a valid input. */
 const VALID: Record<string, unknown> = {
-  echo: { text: 'hi' }, slow_write: { ms: 1 }, guarded: { deny: false }, keyed: { n: 1 },
+  echo: { text: 'hi' }, slow_write: { ms: 1 }, metered: { n: 1 }, guarded: { deny: false }, keyed: { n: 1 },
   notes_write: { key: 'todo', text: 'milk' }, notes_read: { key: 'todo' }, notes_delete: { key: 'todo' },
   ledger_transfer: { from: 'alice', to: 'bob', amount: 100 }, url_fetch: { url: 'https://example.com/' },
   approval_grant: { ticket: 'no-such-ticket', decision: 'approve' },
@@ -53,6 +59,8 @@ const NEEDS_APPROVAL: Record<string, unknown> = { ledger_transfer: { from: 'alic
  */
 const ERROR_PROBES: Record<string, unknown[]> = {
   locker: [{ fail: 'locked' }],
+  // After the valid call and the first keyed one: the third runs, the fourth is past the limit.
+  metered: [{ n: 1 }, { n: 2 }],
   notes_read: [{ key: 'missing' }],
   notes_write: [
     { key: 'locked', text: 'x', locked: true }, { key: 'locked', text: 'y', overwrite: true }, { key: 'locked', text: 'y' },
@@ -201,6 +209,11 @@ describe('the served document tells the truth (Ajv against /openapi.json)', () =
       authFailureLimit: 0,
     }, tools)
     await conformanceOf(app, 'echo')
+    // The probes used up `metered`'s limit: its answers above included the documented 429, and so does this one.
+    const refused = await app.inject({ method: 'POST', url: '/tools/metered', headers: { ...auth(KEYS.admin), 'content-type': 'application/json' }, payload: '{"n":1}' })
+    expect([refused.statusCode, codeOf(refused)]).toEqual([429, 'TOOLGATE_LIMIT_EXCEEDED'])
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json', headers: auth(KEYS.admin) })).json<{ paths: Record<string, Record<string, Operation>> }>()
+    new ResponseValidator(document).check('/tools/metered', 'post', refused, 'past its limit')
   }, SLOW.CPU_MS)
 
   it('so does every answer of the shipped tools', async () => {

@@ -219,7 +219,7 @@ function cardOf (item) {
     fact('Asked by', el('b', item.requestedBy), ' ', timeOf(item.requestedAt)),
     fact('Expires', timeOf(item.expiresAt)),
     fact('May decide', item.approvers && item.approvers.length > 0 ? item.approvers.join(', ') : 'anyone with tools:approve'),
-    fact('Asked because', item.reasons.map(r => r === 'tool' ? 'the tool asks' : r === 'rule' ? 'an operator rule' : 'an escalation').join(', ')),
+    fact('Asked because', item.reasons.map(r => r === 'tool' ? 'the tool asks' : r === 'rule' ? 'an operator rule' : r === 'limit' ? `past its limit (${(item.limits ?? []).join(', ')})` : 'an escalation').join(', ')),
   )
   card.append(facts)
   const text = JSON.stringify(item.input, null, 2) ?? 'undefined'

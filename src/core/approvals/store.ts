@@ -10,8 +10,8 @@ import type { Effect } from '../tool.js'
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed'
 
-/** Why the call needs an approval: the tool's declaration, an operator rule, or an escalation. */
-export type ApprovalReason = 'tool' | 'rule' | 'escalation'
+/** Why the call needs an approval: the tool's declaration, an operator rule, an escalation, or a limit past its count. */
+export type ApprovalReason = 'tool' | 'rule' | 'escalation' | 'limit'
 
 /** What is fixed when the approval is requested. */
 export interface ApprovalRequest {
@@ -26,6 +26,8 @@ export interface ApprovalRequest {
   readonly input: unknown
   readonly escalate: boolean
   readonly reasons: readonly ApprovalReason[]
+  /** The limits past their count that asked (reason `limit`). */
+  readonly limits?: readonly string[]
   readonly requestedBy: string
   /** Principals allowed to decide (empty: anyone with the approver scope). */
   readonly approvers: readonly string[]

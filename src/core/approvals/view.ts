@@ -12,6 +12,7 @@ export interface ApprovalView {
   readonly input: unknown
   readonly escalate: boolean
   readonly reasons: ApprovalReason[]
+  readonly limits?: string[]
   readonly requestedBy: string
   readonly requestedAt: string
   readonly expiresAt: string
@@ -33,6 +34,7 @@ export function viewOf (record: ApprovalRecord): ApprovalView {
     input: record.input,
     escalate: record.escalate,
     reasons: [...record.reasons],
+    ...(record.limits === undefined ? {} : { limits: [...record.limits] }),
     requestedBy: record.requestedBy,
     requestedAt: iso(record.requestedAt),
     expiresAt: iso(record.expiresAt),

@@ -21,7 +21,7 @@ export const LIMIT_NAME = /^[a-z][a-z0-9_-]{0,63}$/
 /** Budget amounts are counted to this many parts of one (four decimal places), as integers. */
 export const AMOUNT_SCALE = 10_000
 /** The largest budget maximum: its units stay exact integers in Redis's Lua doubles. */
-export const MAX_BUDGET = 100_000_000_000
+const MAX_BUDGET = 100_000_000_000
 
 const calls = z.number().int().min(1).max(1_000_000_000)
 const duration = z.string().refine(text => durationMs(text) !== undefined, 'a duration from 1s to 366d: a whole number then ms, s, m, h or d (e.g. "10m", "1h")')
@@ -77,4 +77,3 @@ export const OperatorLimitSchema = <G extends z.ZodType, E extends z.ZodType>(gl
 }).strict().superRefine(oneKind)
 
 export type ToolLimitDeclaration = z.input<typeof ToolLimitDeclarationSchema>
-export type ToolLimitSpec = z.output<typeof ToolLimitDeclarationSchema>

@@ -8,8 +8,6 @@ import { durationMs, fixedWindowOf, type FixedWindow } from './windows.js'
  * 1/AMOUNT_SCALE), its window, and for a budget the amount of a call.
  */
 
-export type LimitKind = 'rate' | 'quota' | 'budget'
-
 interface LimitBase {
   /** Unique among the limits that apply: an operator's by its key, a tool's as `{tool}.{name}`. */
   readonly name: string
@@ -22,20 +20,20 @@ interface LimitBase {
   readonly window: string
 }
 
-export interface RateLimit extends LimitBase {
+interface RateLimit extends LimitBase {
   readonly kind: 'rate'
   readonly calls: number
   readonly burst: number
   readonly periodMs: number
 }
 
-export interface QuotaLimit extends LimitBase {
+interface QuotaLimit extends LimitBase {
   readonly kind: 'quota'
   readonly calls: number
   readonly fixed: FixedWindow
 }
 
-export interface BudgetLimit extends LimitBase {
+interface BudgetLimit extends LimitBase {
   readonly kind: 'budget'
   /** In the declared currency of the amounts. */
   readonly max: number

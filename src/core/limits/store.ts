@@ -64,20 +64,25 @@ export function evaluate (entry: LimitEntry, stored: number | undefined, now: nu
     const resetMs = entry.endsAt - now
     return {
       allowed, next, expiresAt: entry.endsAt, resetMs,
-      remaining: Math.max(0, entry.max - (allowed ? next : used)),
+      remaining: Math.max(0, entry.max - (allowed || forced(entry) ? next : used)),
       retryAfterMs: allowed ? 0 : entry.cost > entry.max ? Infinity : resetMs,
     }
   }
   const tat = Math.max(stored ?? now, now)
   const next = tat + entry.cost * entry.intervalMs
   const allowed = next - now <= entry.toleranceMs
-  const at = allowed ? next : tat
+  const at = allowed || forced(entry) ? next : tat
   return {
     allowed, next, expiresAt: next,
     remaining: Math.max(0, Math.floor((entry.toleranceMs - (at - now)) / entry.intervalMs)),
     resetMs: at - now,
     retryAfterMs: allowed ? 0 : entry.cost * entry.intervalMs > entry.toleranceMs ? Infinity : next - entry.toleranceMs - now,
   }
+}
+
+/** An asking entry a person let past its count: it is charged, and its state says so. */
+function forced (entry: LimitEntry): boolean {
+  return entry.asks && entry.force
 }
 
 /**
@@ -90,7 +95,7 @@ export function verdictOf (entries: readonly LimitEntry[], states: readonly Entr
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!
     const state = states[i]!
-    if (state.allowed || (entry.asks && entry.force)) continue
+    if (state.allowed || forced(entry)) continue
     if (entry.asks) asks.push(i)
     else if (refused === -1 || state.retryAfterMs > states[refused]!.retryAfterMs) refused = i
   }

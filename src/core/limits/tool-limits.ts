@@ -40,6 +40,6 @@ export function toolLimitsOf (id: string, value: unknown, inputSchema: ToolSchem
 
 /** A zod issue as a message: an unknown key names itself. */
 export function issueText (issue: { readonly code: string, readonly message: string, readonly keys?: readonly string[] }): string {
-  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) return `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')}`
+  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')}`
   return issue.message
 }

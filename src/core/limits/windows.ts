@@ -5,8 +5,8 @@
  * windows are what people budget in ("5,000.00 a day"), and their state ends with the window.
  */
 
-export const CALENDAR_WINDOWS = ['minute', 'hour', 'day', 'week', 'month'] as const
-export type CalendarWindow = typeof CALENDAR_WINDOWS[number]
+const CALENDAR_WINDOWS = ['minute', 'hour', 'day', 'week', 'month'] as const
+type CalendarWindow = typeof CALENDAR_WINDOWS[number]
 
 const DURATION = /^([1-9]\d{0,8})(ms|s|m|h|d)$/
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
@@ -23,7 +23,7 @@ export function durationMs (text: string): number | undefined {
 }
 
 /** Where a fixed window starts and ends (epoch ms), for the instant `now`. */
-export interface WindowBounds {
+interface WindowBounds {
   readonly start: number
   readonly end: number
 }

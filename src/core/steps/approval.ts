@@ -61,9 +61,22 @@ function needsApproval<App> (tool: AnyTool<App>, input: unknown, ctx: ToolContex
   }
 }
 
+/**
+ * Limits past their count asked a person (`LimitAsk`, at the charge): open the approval, or for a
+ * re-sent keyed call find the one it opened before. Approved, the call runs past those limits
+ * and is charged then.
+ */
+export async function askForLimits<App> (
+  env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, request: InvokeRequest, limits: readonly string[],
+): Promise<ApprovalGate> {
+  const { undecidable } = env.approvals
+  if (undecidable !== undefined) throw new GatewayError('TOOLGATE_APPROVAL_UNDECIDABLE', `"${tool.id}" is past its limit ${limits.map(name => `"${name}"`).join(', ')}, where a person decides, and ${undecidable}`)
+  return await ask(env, binding, tool, input, ctx, request, ['limit'], binding.approvalRule?.(tool)?.approvers ?? [], limits)
+}
+
 async function ask<App> (
   env: PipelineEnv, binding: Binding<App>, tool: AnyTool<App>, input: unknown, ctx: ToolContext<App>, request: InvokeRequest,
-  reasons: ApprovalReason[], approvers: readonly string[],
+  reasons: ApprovalReason[], approvers: readonly string[], limits?: readonly string[],
 ): Promise<ApprovalGate> {
   const { approvals } = env
   const requestedBy = requesterOf(binding)
@@ -72,7 +85,7 @@ async function ask<App> (
     tool: tool.id, kind: tool.kind, effects: tool.effects, effectsLabel: tool.effectsLabel, inputDigest,
     // A detached JSON copy: what the approver reads is what was digested, whatever the tool does later.
     input: JSON.parse(canonicalJson(input ?? null)) as unknown,
-    escalate: request.escalate === true, reasons, requestedBy, approvers,
+    escalate: request.escalate === true, reasons, requestedBy, approvers, ...(limits === undefined ? {} : { limits }),
   }, request.idempotencyKey === undefined ? undefined : keyedId(requestedBy, tool.id, request.idempotencyKey))
   if (!created) {
     // A re-sent call (same idempotency key): the approval it asked for before decides.

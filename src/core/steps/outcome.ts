@@ -28,6 +28,11 @@ export function settleFailure (record: CallRecord, error: unknown): ToolgateErro
   record.outcome = failure instanceof GatewayError ? ERRORS[failure.code].outcome : 'tool_error'
   if (failure.extensions.outcome === 'unknown') record.outcome = 'unknown'
   if (failure.replayed) record.outcome = 'replayed'
+  const limit = failure.extensions.limit as { name?: unknown } | undefined
+  if (failure instanceof GatewayError && failure.code.startsWith('TOOLGATE_LIMIT_') && typeof limit?.name === 'string') {
+    record.limit = limit.name
+    record.limitAction = 'refused'
+  }
   return failure
 }
 

@@ -13,6 +13,8 @@ import { GatewayCalls, logsOf } from '../calls/gateway-calls.js'
 import { jsonWithin } from '../calls/json-within.js'
 import { ConfigError, inputBoundsOf, type Config } from '../config.js'
 import { idempotencyStoreOf } from '../idempotency-store.js'
+import { LimitMetrics } from '../limits/limit-metrics.js'
+import { limitStoreOf } from '../limits/limit-store.js'
 import { ApprovalMetrics } from '../metrics/approval-metrics.js'
 import { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { traceSpanMetrics } from '../metrics/trace-metrics.js'
@@ -57,6 +59,9 @@ export interface GatewayServices {
 export async function openGatewayServices (options: GatewayServicesOptions): Promise<GatewayServices> {
   const { config, tools, log, upstreams, tracing } = options
   checkToolLimits(config, tools)
+  // A budget over a field a covered tool's input lacks stops the start, naming the limit and the tool.
+  const operatorLimits = upstreams?.limits
+  operatorLimits?.check(tools)
   const closers: Array<() => Promise<void> | void> = []
   const close = async (): Promise<void> => {
     for (const closer of closers.splice(0).reverse()) await closer()
@@ -76,6 +81,11 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
     await slots?.ready(2_000)
     // `catalog` is read at scrape time only, once it exists.
     const metrics: GatewayMetrics = new GatewayMetrics(tools, { version: VERSION, queued: () => catalog.scheduler.queued, audit: config.auditLog !== undefined })
+    const limitMetrics = config.metrics ? new LimitMetrics() : undefined
+    if (limitMetrics !== undefined) {
+      metrics.register(...limitMetrics.families)
+      metrics.beforeScrape(async () => { await limitMetrics.refresh(catalog as ToolCatalog<unknown>) })
+    }
     const approvalMetrics = config.metrics ? new ApprovalMetrics(tools) : undefined
     if (approvalMetrics !== undefined) metrics.register(...approvalMetrics.families)
     if (upstreams !== undefined) {
@@ -112,9 +122,14 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
           limit.maxInFlight === undefined ? [] : [[id, { maxInFlight: limit.maxInFlight, maxQueue: limit.maxQueue }]])),
       },
       idempotency: { store: idempotencyStoreOf(config, redis), ttlMs: config.idempotencyTtlMs },
-      onRecord: config.metrics ? metricsObserver(metrics, tracing !== undefined) : undefined,
+      onRecord: config.metrics ? metricsObserver(metrics, limitMetrics, tracing !== undefined) : undefined,
       approvals: approvalOptionsOf(config, redis, approvalSinks.onEvent),
       schedulers: slots,
+      limits: {
+        store: limitStoreOf(config, redis),
+        maxSessions: config.limitMaxSessions,
+        ...(operatorLimits === undefined || operatorLimits.size === 0 ? {} : { operator: operatorLimits.of }),
+      },
       onListenerError: error => { log.error({ err: error }, 'a listener of tool replacements failed; the new tools serve') },
     })
     closers.push(async () => { await catalog.shutdown(0) })
@@ -150,9 +165,9 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
 }
 
 /** Traced, each duration keeps its (sampled) call's span as its exemplar; untraced, nothing more than counting. */
-function metricsObserver (metrics: GatewayMetrics, traced: boolean): (record: CallRecord) => void {
-  if (!traced) return record => { metrics.observe(record) }
-  return record => { metrics.observe(record, exemplarOf(record.trace)) }
+function metricsObserver (metrics: GatewayMetrics, limits: LimitMetrics | undefined, traced: boolean): (record: CallRecord) => void {
+  if (!traced) return record => { metrics.observe(record); limits?.observe(record) }
+  return record => { metrics.observe(record, exemplarOf(record.trace)); limits?.observe(record) }
 }
 
 /** A limit for a tool that does not exist is a typo: stop start-up and name it. */

@@ -26,6 +26,8 @@ export const RESULT_META = {
   replayed: `${NAMESPACE}replayed`,
   approvalId: `${NAMESPACE}approvalId`,
   approval: `${NAMESPACE}approval`,
+  /** The limits that cover the call: what it spent (a dry run: would spend) of each, and what is left. */
+  limits: `${NAMESPACE}limits`,
 } as const
 
 export interface McpCallOptions extends CallOptions {

@@ -1,3 +1,4 @@
+import { reportOf } from '../../core/limits/limits.js'
 import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
@@ -241,12 +242,14 @@ export class McpProtocol {
   #successResult (tool: AnyTool, result: InvokeResult, dryRun: boolean): string {
     const body = result.body ?? JSON.stringify(result.value ?? null)
     const text = JSON.stringify(body)
+    const limits = result.limits === undefined ? '' : `"${RESULT_META.limits}":${JSON.stringify(result.limits.map(reportOf))}`
     if (dryRun) {
       // A proposal is not the tool's output: structuredContent would break its outputSchema.
-      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${RESULT_META.dryRun}":true,"${RESULT_META.proposal}":${body}}}`
+      return `{"content":[{"type":"text","text":${text}}],"_meta":{"${RESULT_META.dryRun}":true,"${RESULT_META.proposal}":${body}${limits === '' ? '' : `,${limits}`}}}`
     }
     const structured = mcpToolOf(tool, this.info.defaultTimeoutMs).outputSchema !== undefined
-    const meta = result.replayed ? `,"_meta":{"${RESULT_META.replayed}":true}` : ''
+    const metas = [...(result.replayed ? [`"${RESULT_META.replayed}":true`] : []), ...(limits === '' ? [] : [limits])]
+    const meta = metas.length === 0 ? '' : `,"_meta":{${metas.join(',')}}`
     const { content } = result
     if (content !== undefined) {
       // The tool's own blocks, as it gave them (an upstream's, as its server sent them).

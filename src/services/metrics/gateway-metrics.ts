@@ -69,6 +69,7 @@ export class GatewayMetrics {
   readonly #tools = new Map<string, ToolSeries>()
   /** Families other services register (approvals, upstreams, webhooks), rendered after the gateway's own. */
   readonly #more: MoreFamily[] = []
+  readonly #refreshers: Array<() => Promise<void>> = []
   /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
   /** Per REST series (a replaced tool's go with it), per transport: no key string built per call. */
   readonly #byTransport = new WeakMap<ToolSeries, Map<string, ToolSeries>>()
@@ -147,8 +148,19 @@ export class GatewayMetrics {
     this.#reloads.get(outcome)!.inc()
   }
 
+  /** Run `refresh` before each scrape: a gauge whose value lives elsewhere (Redis) is read then. */
+  beforeScrape (refresh: () => Promise<void>): void {
+    this.#refreshers.push(refresh)
+  }
+
+  async #refresh (): Promise<void> {
+    // A source that cannot be read leaves its gauges at their last value: the scrape still answers.
+    await Promise.all(this.#refreshers.map(async refresh => { await refresh().catch(() => {}) }))
+  }
+
   /** The whole exposition: the gateway's series, then the process's (prom-client). */
   async render (): Promise<string> {
+    await this.#refresh()
     const out: string[] = []
     for (const family of this.#families) family.render(out)
     for (const family of this.#more) family.render(out)
@@ -162,6 +174,7 @@ export class GatewayMetrics {
 
   /** The same in OpenMetrics 1.0, where the duration histogram shows its exemplars (trace ids). */
   async renderOpenMetrics (): Promise<string> {
+    await this.#refresh()
     const out: string[] = []
     for (const family of this.#families) family.render(out, true)
     for (const family of this.#more) family.render(out, true)

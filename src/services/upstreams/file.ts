@@ -4,6 +4,8 @@ import { z } from 'zod'
 import { EFFECTS } from '../../core/tool.js'
 import { TOOL_ID } from '../../core/define-tool.js'
 import { ConfigError } from '../config.js'
+import { issueText } from '../../core/limits/tool-limits.js'
+import { LIMIT_NAME, OperatorLimitSchema } from '../../core/limits/declaration.js'
 import { AuthSchema, authConfigOf, StdioAuthSchema, type AuthConfig, type PerPersonConfig } from './credentials/declaration.js'
 
 /*
@@ -105,7 +107,10 @@ const FileSchema = z.object({
   tools: z.record(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), OperatorDeclarationSchema).default({}),
   prompts: z.record(z.string().regex(TOOLS_KEY, 'a prompt id or a glob of them (lowercase letters, digits, _, * and ?)'), FeatureDeclarationSchema).default({}),
   resources: z.record(z.string().min(1).max(2048), FeatureDeclarationSchema).default({}),
+  limits: z.record(z.string().regex(LIMIT_NAME, 'a limit name: a lowercase letter, then letters, digits, _ or -'), OperatorLimitSchema(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), z.enum(EFFECTS))).default({}),
 }).strict()
+
+export type OperatorLimitSpec = z.output<typeof FileSchema>['limits'][string]
 
 export interface StdioServerConfig {
   readonly name: string
@@ -166,6 +171,8 @@ export interface UpstreamsFile {
   readonly prompts: Readonly<Record<string, FeatureDeclaration>>
   /** Who sees which upstream resource, by URI (or resource template) or glob. */
   readonly resources: Readonly<Record<string, FeatureDeclaration>>
+  /** The operator's rates, quotas and budgets, by name (docs/limits.md). */
+  readonly limits: Readonly<Record<string, OperatorLimitSpec>>
 }
 
 /** Read and check the upstreams file; `${NAME}` is taken from `env`. Throws a `ConfigError` naming the server and key. */
@@ -204,7 +211,7 @@ export function parseUpstreams (raw: unknown, path: string, env: NodeJS.ProcessE
     const server = key.slice(0, key.indexOf('/'))
     if (!names.has(server)) fail(`rename.${key}`, `there is no server "${server}" in mcpServers or openapi`)
   }
-  return { path, servers, services, rename: file.data.rename, tools: file.data.tools, prompts: file.data.prompts, resources: file.data.resources }
+  return { path, servers, services, rename: file.data.rename, tools: file.data.tools, prompts: file.data.prompts, resources: file.data.resources, limits: file.data.limits }
 }
 
 function serviceOf (name: string, value: unknown, path: string, env: NodeJS.ProcessEnv, fail: (where: string, problem: string) => never): OpenApiServiceConfig | undefined {
@@ -338,7 +345,3 @@ export function redact (text: string, secrets: readonly string[]): string {
   return out
 }
 
-function issueText (issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')}`
-  return issue.message
-}

@@ -13,6 +13,7 @@ import type { UpstreamLog, UpstreamStatus } from './status.js'
 import { declarationOf } from './mcp/declarations.js'
 import { UpstreamFeatures } from './mcp/features.js'
 import { operatorFor } from './operator.js'
+import { OperatorLimitSet } from '../limits/operator-limits.js'
 import { readUpstreamsFile, type OperatorDeclaration, type UpstreamsFile } from './file.js'
 import { idPartOf, upstreamToolId } from './names.js'
 import { operationDeclarationOf } from './openapi/declarations.js'
@@ -65,10 +66,13 @@ export class Upstreams {
   readonly #log: UpstreamLog
   /** Every upstream's credential beyond its static headers. */
   readonly credentials: Credentials | undefined
+  /** The operator's rates, quotas and budgets, over local and upstream tools alike. */
+  readonly limits: OperatorLimitSet
   #started = false
 
   constructor (file: UpstreamsFile, options: UpstreamsOptions, credentials?: Credentials) {
     this.file = file
+    this.limits = new OperatorLimitSet(file.limits, `upstreams file ${file.path}`)
     this.credentials = credentials
     this.#log = options.log
     this.#up = new GaugeFamily('toolgate_upstream_up', 'Whether an upstream MCP server is connected (1) or not (0), by upstream')

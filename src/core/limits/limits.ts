@@ -1,0 +1,262 @@
+import { GatewayError } from '../errors.js'
+import type { AnyTool } from '../tool.js'
+import { AmountProblem } from './amount.js'
+import { amountOf, unitsOf, type Limit } from './limit.js'
+import { MemoryLimitStore } from './memory-store.js'
+import type { Decision, EntryState, LimitEntry, LimitStore } from './store.js'
+
+/*
+ * The limits of a gateway: which cover a tool (the operator's, matched by tool and effect, then
+ * the tool's own) and what one call does to them. A call is charged in one atomic decision over
+ * every limit that covers it, right before it is scheduled, so that only calls that run spend;
+ * a call that never began is refunded. Past a refusing limit the call is a 429 naming the limit
+ * that frees last; past an asking one it becomes an approval (`LimitAsk`), and an approved call
+ * is charged when it runs, even past the count a person let it pass.
+ */
+
+/** Whose counts a call is kept in: its principal, and its session (the concurrency domain). */
+export interface LimitCaller {
+  readonly principal: string
+  readonly session: string
+}
+
+/** The operator's limits that cover `tool` (in the order declared). */
+export type OperatorLimits = (tool: AnyTool) => readonly Limit[]
+
+export interface LimitsOptions {
+  /** Default: in process, bounded (`MemoryLimitStore`). */
+  readonly store?: LimitStore
+  readonly operator?: OperatorLimits
+  /** Sessions one principal may hold under one session limit at once (default 64). */
+  readonly maxSessions?: number
+  readonly now?: () => number
+}
+
+/** One limit as one call sees it: what the call spends of it and what is left. */
+export interface LimitUse {
+  readonly limit: Limit
+  /** Calls (1) for a rate or quota; the amount for a budget. */
+  readonly spends: number
+  readonly state: EntryState
+}
+
+/** What a call spent, to give back when it never began. */
+export interface Charge {
+  readonly entries: readonly LimitEntry[]
+  readonly uses: readonly LimitUse[]
+}
+
+/** Thrown by `charge` when limits past their count ask a person first: the call becomes an approval. */
+export class LimitAsk extends Error {
+  constructor (readonly limits: readonly Limit[]) {
+    super(`past ${limits.map(limit => `"${limit.name}"`).join(', ')}: a person decides`)
+    this.name = 'LimitAsk'
+  }
+}
+
+const DEFAULT_MAX_SESSIONS = 64
+
+export class Limits {
+  readonly #store: LimitStore
+  readonly #operator: OperatorLimits | undefined
+  readonly #maxSessions: number
+  readonly #now: () => number
+  // Per tool value: a reload defines new tools, so a changed declaration is seen at once.
+  readonly #covering = new WeakMap<AnyTool, readonly Limit[]>()
+
+  constructor (options: LimitsOptions = {}) {
+    this.#store = options.store ?? new MemoryLimitStore()
+    this.#operator = options.operator
+    this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+    this.#now = options.now ?? Date.now
+  }
+
+  /** Every limit that covers `tool`: the operator's first, then the tool's own. */
+  of (tool: AnyTool): readonly Limit[] {
+    let limits = this.#covering.get(tool)
+    if (limits === undefined) {
+      const operator = this.#operator?.(tool) ?? []
+      limits = operator.length === 0 ? tool.limits : Object.freeze([...operator, ...tool.limits])
+      this.#covering.set(tool, limits)
+    }
+    return limits
+  }
+
+  /**
+   * Charge one call of `tool` against every limit that covers it: undefined (synchronously) when
+   * none does. `approved`: a person let this call pass, so asking limits take it past their count.
+   * Throws the 429 or 422 of a refusing limit, the 400 of an amount that cannot be read, or a
+   * `LimitAsk`.
+   */
+  charge (tool: AnyTool, input: unknown, caller: LimitCaller, approved: boolean): Charge | undefined | Promise<Charge> {
+    const limits = this.of(tool)
+    if (limits.length === 0) return undefined
+    const now = this.#now()
+    const entries = this.#entries(limits, input, caller, now, approved, false)
+    const deciding = this.#decide(entries, now, true)
+    const charged = (decision: Decision): Charge => ({ entries, uses: this.#settle(limits, entries, decision, now) })
+    return deciding instanceof Promise ? deciding.then(charged) : charged(deciding)
+  }
+
+  /** What the call would spend and what would be left, spending nothing (a dry run). */
+  async peek (tool: AnyTool, input: unknown, caller: LimitCaller): Promise<readonly LimitUse[]> {
+    const limits = this.of(tool)
+    if (limits.length === 0) return []
+    const now = this.#now()
+    const entries = this.#entries(limits, input, caller, now, false, false)
+    const decision = await this.#decide(entries, now, false)
+    if (decision.type === 'crowded') throw crowded(limits[decision.index]!, now)
+    return usesOf(limits, entries, decision.states)
+  }
+
+  /** Where `limits` stand for `caller` now, charging nothing (`GET /limits`). */
+  async standing (limits: readonly Limit[], caller: LimitCaller): Promise<readonly LimitUse[]> {
+    if (limits.length === 0) return []
+    const now = this.#now()
+    const entries = this.#entries(limits, undefined, caller, now, false, true)
+    const decision = await this.#decide(entries, now, false)
+    // A principal whose sessions fill a session limit still sees the others.
+    if (decision.type === 'crowded') return await this.standing(limits.filter((_, i) => i !== decision.index), caller)
+    return usesOf(limits, entries, decision.states)
+  }
+
+  /** Give back what `charge` took: the call never began. A store that fails keeps the charge. */
+  async refund (charge: Charge): Promise<void> {
+    try {
+      await this.#store.refund(charge.entries, this.#now())
+    } catch { /* the charge stands until its window ends: it errs towards fewer calls, never more */ }
+  }
+
+  /** A store that cannot decide fails the call closed: 503, nothing runs, nothing is charged. */
+  #decide (entries: readonly LimitEntry[], now: number, take: boolean): Decision | Promise<Decision> {
+    let deciding: Decision | Promise<Decision>
+    try {
+      deciding = this.#store.decide(entries, now, take)
+    } catch (error) {
+      throw unavailable(error)
+    }
+    return deciding instanceof Promise ? deciding.catch((error: unknown) => { throw unavailable(error) }) : deciding
+  }
+
+  #settle (limits: readonly Limit[], entries: readonly LimitEntry[], decision: Decision, now: number): readonly LimitUse[] {
+    switch (decision.type) {
+      case 'taken':
+        return usesOf(limits, entries, decision.states)
+      case 'crowded':
+        throw crowded(limits[decision.index]!, now)
+      case 'ask':
+        throw new LimitAsk(decision.indexes.map(i => limits[i]!))
+      case 'refused': {
+        const use = usesOf(limits, entries, decision.states)[decision.index]!
+        throw refusal(use)
+      }
+    }
+  }
+
+  /** The store's entries for `limits`: keys per scope and window, costs from the input (`free`: none). */
+  #entries (limits: readonly Limit[], input: unknown, caller: LimitCaller, now: number, approved: boolean, free: boolean): LimitEntry[] {
+    return limits.map(limit => {
+      const scope = scopeKey(limit, caller)
+      const group = limit.per === 'session'
+        ? { key: `${limit.name}|sessions|${sized(caller.principal)}`, member: caller.session, max: this.#maxSessions }
+        : undefined
+      const common = { asks: limit.over === 'approve', force: approved, ...(group === undefined ? {} : { group }) }
+      if (limit.kind === 'rate') {
+        // Whole milliseconds per call: a rate counts up to 1,000 calls a second per key.
+        const intervalMs = Math.max(1, Math.round(limit.periodMs / limit.calls))
+        return { ...common, key: `${limit.name}|${scope}`, type: 'rate', cost: free ? 0 : 1, max: 0, endsAt: 0, intervalMs, toleranceMs: intervalMs * limit.burst }
+      }
+      const { start, end } = limit.fixed.bounds(now)
+      const key = `${limit.name}|${scope}|${start}`
+      if (limit.kind === 'quota') return { ...common, key, type: 'window', cost: free ? 0 : 1, max: limit.calls, endsAt: end, intervalMs: 0, toleranceMs: 0 }
+      return { ...common, key, type: 'window', cost: free ? 0 : unitsOf(amountFor(limit, input)), max: unitsOf(limit.max), endsAt: end, intervalMs: 0, toleranceMs: 0 }
+    })
+  }
+}
+
+function unavailable (error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  return new GatewayError('TOOLGATE_STORE_UNAVAILABLE', 'the limits\' store cannot be reached', { retryAfter: 1 }, { cause: error })
+}
+
+function amountFor (limit: Limit & { kind: 'budget' }, input: unknown): number {
+  try {
+    return limit.amount(input)
+  } catch (error) {
+    if (!(error instanceof AmountProblem)) throw error
+    throw new GatewayError('TOOLGATE_LIMIT_AMOUNT_INVALID', `budget "${limit.name}": ${error.message}; nothing ran and nothing was charged`, { limit: limit.name })
+  }
+}
+
+function scopeKey (limit: Limit, caller: LimitCaller): string {
+  switch (limit.per) {
+    case 'global': return 'g'
+    case 'principal': return `p${sized(caller.principal)}`
+    case 'session': return `s${sized(caller.principal)}${sized(caller.session)}`
+  }
+}
+
+/** A length-prefixed part of a key: no principal or session name can forge another's key. */
+function sized (text: string): string {
+  return `${text.length}:${text}`
+}
+
+function usesOf (limits: readonly Limit[], entries: readonly LimitEntry[], states: readonly EntryState[]): LimitUse[] {
+  return limits.map((limit, i) => ({ limit, spends: limit.kind === 'budget' ? amountOf(entries[i]!.cost) : 1, state: states[i]! }))
+}
+
+/** The report of one limit, as problem bodies, `GET /limits` and dry runs show it. */
+export interface LimitReport {
+  readonly name: string
+  readonly kind: Limit['kind']
+  readonly per: Limit['per']
+  readonly over: Limit['over']
+  readonly window: string
+  /** Calls per window (rate, quota) or the budget's maximum amount. */
+  readonly max: number
+  /** What is left: calls, or the budget's amount. */
+  readonly remaining: number
+  /** Seconds until the count is whole again (a window's end; a rate back to its burst). */
+  readonly resetSeconds: number
+  /** The window's length in seconds (a calendar month's, this month). */
+  readonly windowSeconds: number
+  /** What this call spends (or would spend) of it. */
+  readonly spends: number
+  readonly description?: string
+}
+
+export function reportOf ({ limit, spends, state }: LimitUse): LimitReport {
+  return {
+    name: limit.name, kind: limit.kind, per: limit.per, over: limit.over, window: limit.window,
+    max: limit.kind === 'budget' ? limit.max : limit.calls,
+    remaining: limit.kind === 'budget' ? amountOf(state.remaining) : state.remaining,
+    resetSeconds: Math.max(0, Math.ceil(state.resetMs / 1000)),
+    windowSeconds: Math.round(windowMs(limit, state) / 1000),
+    spends,
+    ...(limit.description === undefined ? {} : { description: limit.description }),
+  }
+}
+
+function windowMs (limit: Limit, state: EntryState): number {
+  if (limit.kind === 'rate') return limit.periodMs
+  // The window this state is in: the one that holds its last millisecond.
+  const { start, end } = limit.fixed.bounds(Date.now() + Math.max(0, state.resetMs - 1))
+  return end - start
+}
+
+function refusal (use: LimitUse): GatewayError {
+  const report = reportOf(use)
+  const { limit, state } = use
+  const what = limit.kind === 'budget' ? `spends ${use.spends} of budget "${limit.name}" (${limit.max} a ${limit.window})` : `is over ${limit.kind} "${limit.name}" (${report.max} calls per ${limit.window})`
+  if (state.retryAfterMs === Infinity) {
+    return new GatewayError('TOOLGATE_LIMIT_TOO_LARGE', `this call ${what}: more than a whole window allows, so it can never run as it is`, { limit: report })
+  }
+  const retryAfter = Math.max(1, Math.ceil(state.retryAfterMs / 1000))
+  return new GatewayError('TOOLGATE_LIMIT_EXCEEDED', `this call ${what}${limit.kind === 'budget' ? `, and ${report.remaining} is left` : ''}; retry in ${retryAfter} s`, { retryAfter, limit: { ...report, retryAfterSeconds: retryAfter } })
+}
+
+function crowded (limit: Limit, now: number): GatewayError {
+  const resetMs = limit.kind === 'rate' ? limit.periodMs : limit.fixed.bounds(now).end - now
+  const retryAfter = Math.max(1, Math.ceil(resetMs / 1000))
+  return new GatewayError('TOOLGATE_LIMIT_EXCEEDED', `"${limit.name}" is kept per session, and your principal holds as many sessions under it as it may; call from a session you used before, or retry in ${retryAfter} s`, { retryAfter, limit: { name: limit.name, kind: limit.kind, per: limit.per, window: limit.window } })
+}
