@@ -59,12 +59,12 @@ local function evaluate (e, v)
     local retry = 0
     if not allowed then retry = e.cost > e.max and math.huge or resetMs end
     return { allowed = allowed, after = after, expiresAt = e.endsAt, resetMs = resetMs,
-      remaining = math.max(0, e.max - (allowed and after or used)), retry = retry }
+      remaining = math.max(0, e.max - ((allowed or (e.asks and e.force)) and after or used)), retry = retry }
   end
   local tat = math.max(v or now, now)
   local after = tat + e.cost * e.interval
   local allowed = after - now <= e.tolerance
-  local reached = allowed and after or tat
+  local reached = (allowed or (e.asks and e.force)) and after or tat
   local retry = 0
   if not allowed then retry = e.cost * e.interval > e.tolerance and math.huge or after - e.tolerance - now end
   return { allowed = allowed, after = after, expiresAt = after, resetMs = reached - now,
