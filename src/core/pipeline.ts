@@ -94,10 +94,10 @@ function run<App> (call: Call<App>, approval: (ApprovalGate & { type: 'approved'
     const body = serializeOutput(binding, tool, value)
     const content = presentationOf(binding, tool, handle.presentation)
     record.outcome = replayed ? 'replayed' : 'ok'
-    return {
-      value, record, replayed, body, waitedForApproval: approval?.waited,
-      ...(content === undefined ? {} : { content }), ...(replayed || handle.limits === undefined ? {} : { limits: handle.limits }),
-    }
+    const result: { -readonly [K in keyof InvokeResult]: InvokeResult[K] } = { value, record, replayed, body, waitedForApproval: approval?.waited }
+    if (content !== undefined) result.content = content
+    if (!replayed && handle.limits !== undefined) result.limits = handle.limits
+    return result
   }
   const execute = (): unknown => limited(call, approval !== undefined, () => scheduleAndExecute(call))
   if (idempotencyKey === undefined) {

@@ -130,6 +130,18 @@ describe('rates, quotas and the operator\'s limits', () => {
     expect((await agent.invoke({ toolId: 'act', input: {} })).value).toBe('ok')
   })
 
+  it('a rate that does not divide its window evenly still takes its whole burst at once, at any instant', async () => {
+    for (const [calls, burst] of [[7, 1], [3, 3], [12, 1], [97, 50]] as const) {
+      let now = Date.UTC(2026, 11, 4, 12) + calls * 7_919
+      const rated = writeDeclaration('act', () => 'ok', { limits: [{ name: 'r', per: 'global', rate: { calls, window: '1s', burst } }] })
+      const agent = catalogOf([rated], { limits: { now: () => now } }).bind({ app: undefined, requester: 'agent' })
+      for (let i = 0; i < burst; i++) expect((await agent.invoke({ toolId: 'act', input: {} })).value).toBe('ok')
+      expect((await rejectionOf(agent.invoke({ toolId: 'act', input: {} }))).code).toBe('TOOLGATE_LIMIT_EXCEEDED')
+      now += 1_000
+      expect((await agent.invoke({ toolId: 'act', input: {} })).value).toBe('ok')
+    }
+  })
+
   it('an operator limit by effect covers every tool declaring it, beside the tool\'s own', async () => {
     const irreversible = compileLimit('irreversible-hourly', { per: 'principal', over: 'refuse', quota: { calls: 1, window: 'hour' } }, 'operator')
     const limits = { operator: (tool: { effects: readonly string[] }) => tool.effects.includes('irreversible') ? [irreversible] : [] }

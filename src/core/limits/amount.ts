@@ -14,6 +14,14 @@ export type Amount = (input: unknown) => number
 const ENV = new Environment({ limits: { maxAstNodes: 2_000, maxDepth: 64, maxListElements: 1_000, maxMapEntries: 1_000, maxCallArguments: 16 } })
   .registerVariable('input', 'map')
 
+// JSON numbers reach CEL as doubles and its literals `2` as ints, which CEL will not mix:
+// `input.quantity * 2` must work as written, so each arithmetic operator takes both.
+const ARITHMETIC = { '+': (a: number, b: number) => a + b, '-': (a: number, b: number) => a - b, '*': (a: number, b: number) => a * b, '/': (a: number, b: number) => a / b }
+for (const [op, apply] of Object.entries(ARITHMETIC)) {
+  ENV.registerOperator(`double ${op} int: double`, (a: number, b: bigint) => apply(a, Number(b)))
+  ENV.registerOperator(`int ${op} double: double`, (a: bigint, b: number) => apply(Number(a), b))
+}
+
 /** Why an amount is refused at a call (the limit's name is added by whoever reports it). */
 export class AmountProblem extends Error {
   constructor (message: string) {

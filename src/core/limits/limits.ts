@@ -155,28 +155,40 @@ export class Limits {
 
   /** The store's entries for `limits`: keys per scope and window, costs from the input (`free`: none). */
   #entries (limits: readonly Limit[], input: unknown, caller: LimitCaller, now: number, approved: boolean, free: boolean): LimitEntry[] {
-    return limits.map(limit => {
-      const scope = scopeKey(limit, caller)
+    const entries: LimitEntry[] = []
+    for (const limit of limits) {
+      const asks = limit.over === 'approve'
       const group = limit.per === 'session'
         ? { key: `${limit.name}|sessions|${sized(caller.principal)}`, member: caller.session, max: this.#maxSessions }
         : undefined
-      const common = { asks: limit.over === 'approve', force: approved, ...(group === undefined ? {} : { group }) }
+      let key = `${limit.name}|${scopeKey(limit, caller)}`
       if (limit.kind === 'rate') {
-        // Whole milliseconds per call: a rate counts up to 1,000 calls a second per key.
-        const intervalMs = Math.max(1, Math.round(limit.periodMs / limit.calls))
-        return { ...common, key: `${limit.name}|${scope}`, type: 'rate', cost: free ? 0 : 1, max: 0, endsAt: 0, intervalMs, toleranceMs: intervalMs * limit.burst }
+        const intervalMs = rateIntervalMs(limit.periodMs, limit.calls)
+        entries.push({ key, type: 'rate', cost: free ? 0 : 1, max: 0, endsAt: 0, intervalMs, toleranceMs: intervalMs * limit.burst, asks, force: approved, group })
+        continue
       }
       const { start, end } = limit.fixed.bounds(now)
-      const key = `${limit.name}|${scope}|${start}`
-      if (limit.kind === 'quota') return { ...common, key, type: 'window', cost: free ? 0 : 1, max: limit.calls, endsAt: end, intervalMs: 0, toleranceMs: 0 }
-      return { ...common, key, type: 'window', cost: free ? 0 : unitsOf(amountFor(limit, input)), max: unitsOf(limit.max), endsAt: end, intervalMs: 0, toleranceMs: 0 }
-    })
+      key += `|${start}`
+      const cost = free ? 0 : limit.kind === 'quota' ? 1 : unitsOf(amountFor(limit, input))
+      const max = limit.kind === 'quota' ? limit.calls : unitsOf(limit.max)
+      entries.push({ key, type: 'window', cost, max, endsAt: end, intervalMs: 0, toleranceMs: 0, asks, force: approved, group })
+    }
+    return entries
   }
 }
 
 function unavailable (error: unknown): GatewayError {
   if (error instanceof GatewayError) return error
   return new GatewayError('TOOLGATE_STORE_UNAVAILABLE', 'the limits\' store cannot be reached', { retryAfter: 1 }, { cause: error })
+}
+
+/**
+ * What one call adds to a rate's arrival time: whole milliseconds, so that the arrival times
+ * (near 1.8e12) stay exact doubles in memory and in Redis's Lua; a rate thus counts at most
+ * 1,000 calls a second per key.
+ */
+function rateIntervalMs (periodMs: number, calls: number): number {
+  return Math.max(1, Math.round(periodMs / calls))
 }
 
 function amountFor (limit: Limit & { kind: 'budget' }, input: unknown): number {

@@ -21,6 +21,8 @@ export class MemoryLimitStore implements LimitStore {
   readonly #groups = new Map<string, Map<string, number>>()
   readonly #maxKeys: number
   #sweptAt = 0
+  /** No count ends before this (the earliest end since the last sweep). */
+  #endsFirst = Infinity
 
   constructor (options: { readonly maxKeys?: number } = {}) {
     this.#maxKeys = options.maxKeys ?? 1_000_000
@@ -36,15 +38,29 @@ export class MemoryLimitStore implements LimitStore {
       const group = entries[i]!.group
       if (group !== undefined && this.#crowded(group, now)) return { type: 'crowded', index: i }
     }
-    const states: Array<EntryState & { next: number, expiresAt: number }> = entries.map(entry => evaluate(entry, this.#value(entry.key, now), now))
+    const kept: Array<Kept | undefined> = []
+    const states: Array<EntryState & { next: number, expiresAt: number }> = []
+    for (const entry of entries) {
+      const count = this.#live(entry.key, now)
+      kept.push(count)
+      states.push(evaluate(entry, count?.value, now))
+    }
     const decision = verdictOf(entries, states)
     if (!take || decision.type !== 'taken') return decision
-    this.#room(entries, now)
+    this.#room(entries, kept, now)
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!
       if (entry.cost === 0) continue
       const state = states[i]!
-      this.#counts.set(entry.key, { value: state.next, expiresAt: state.expiresAt })
+      const count = kept[i]
+      // A count already kept (live: no sweep removed it) is changed in place: no Map write.
+      if (count !== undefined) {
+        count.value = state.next
+        count.expiresAt = state.expiresAt
+      } else {
+        this.#counts.set(entry.key, { value: state.next, expiresAt: state.expiresAt })
+      }
+      this.#endsFirst = Math.min(this.#endsFirst, state.expiresAt)
       if (entry.group !== undefined) this.#join(entry.group, state.expiresAt)
     }
     return decision
@@ -58,10 +74,10 @@ export class MemoryLimitStore implements LimitStore {
     }
   }
 
-  #value (key: string, now: number): number | undefined {
+  #live (key: string, now: number): Kept | undefined {
     const kept = this.#counts.get(key)
     if (kept === undefined) return undefined
-    if (kept.expiresAt > now) return kept.value
+    if (kept.expiresAt > now) return kept
     this.#counts.delete(key)
     return undefined
   }
@@ -82,11 +98,15 @@ export class MemoryLimitStore implements LimitStore {
     members.set(group.member, Math.max(until, members.get(group.member) ?? 0))
   }
 
-  /** Room for the keys this call adds: sweep what ended, then refuse if the table is still full. */
-  #room (entries: readonly LimitEntry[], now: number): void {
-    const adding = entries.filter(entry => entry.cost > 0 && !this.#counts.has(entry.key)).length
-    // Once a minute anyway, so that what ended does not wait for a full table to be let go.
-    if (this.#counts.size + adding > this.#maxKeys ? now !== this.#sweptAt : now - this.#sweptAt >= SWEEP_MS) this.#sweep(now)
+  /** Room for the keys this call adds (`kept`: what each entry found): sweep what ended, then refuse if the table is still full. */
+  #room (entries: readonly LimitEntry[], kept: ReadonlyArray<Kept | undefined>, now: number): void {
+    let adding = 0
+    for (let i = 0; i < entries.length; i++) if (entries[i]!.cost > 0 && kept[i] === undefined) adding++
+    // Once a minute anyway, so that what ended does not wait for a full table to be let go; when
+    // full, only once a count has ended since: a sweep reads every count, and a full table of
+    // live ones must not pay that per call.
+    const full = this.#counts.size + adding > this.#maxKeys
+    if (full ? this.#endsFirst <= now : now - this.#sweptAt >= SWEEP_MS) this.#sweep(now)
     if (this.#counts.size + adding > this.#maxKeys) {
       throw new GatewayError('TOOLGATE_STORE_UNAVAILABLE', 'the limits\' counts fill their table', { retryAfter: 1 })
     }
@@ -94,7 +114,11 @@ export class MemoryLimitStore implements LimitStore {
 
   #sweep (now: number): void {
     this.#sweptAt = now
-    for (const [key, kept] of this.#counts) if (kept.expiresAt <= now) this.#counts.delete(key)
+    this.#endsFirst = Infinity
+    for (const [key, kept] of this.#counts) {
+      if (kept.expiresAt <= now) this.#counts.delete(key)
+      else this.#endsFirst = Math.min(this.#endsFirst, kept.expiresAt)
+    }
     for (const [key, members] of this.#groups) {
       for (const [member, until] of members) if (until <= now) members.delete(member)
       if (members.size === 0) this.#groups.delete(key)

@@ -18,7 +18,7 @@ export interface LimitEntry {
   readonly max: number
   /** Window: when it ends (epoch ms); its key expires then. */
   readonly endsAt: number
-  /** Rate: milliseconds one unit adds to the arrival time. */
+  /** Rate: milliseconds one unit adds to the arrival time, whole (`rateIntervalMs`): fractions near 1.8e12 ms would round past the tolerance. */
   readonly intervalMs: number
   /** Rate: how far ahead the arrival time may run (`burst` intervals). */
   readonly toleranceMs: number
@@ -91,16 +91,16 @@ function forced (entry: LimitEntry): boolean {
  */
 export function verdictOf (entries: readonly LimitEntry[], states: readonly EntryState[]): Decision {
   let refused = -1
-  const asks: number[] = []
+  let asks: number[] | undefined
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!
     const state = states[i]!
     if (state.allowed || forced(entry)) continue
-    if (entry.asks) asks.push(i)
+    if (entry.asks) (asks ??= []).push(i)
     else if (refused === -1 || state.retryAfterMs > states[refused]!.retryAfterMs) refused = i
   }
   if (refused !== -1) return { type: 'refused', index: refused, states }
-  if (asks.length > 0) return { type: 'ask', indexes: asks, states }
+  if (asks !== undefined) return { type: 'ask', indexes: asks, states }
   return { type: 'taken', states }
 }
 

@@ -38,7 +38,7 @@ export interface FixedWindow {
 export function fixedWindowOf (text: string): FixedWindow | undefined {
   if ((CALENDAR_WINDOWS as readonly string[]).includes(text)) {
     const name = text as CalendarWindow
-    return { text, bounds: now => calendarBounds(name, now) }
+    return { text, bounds: lastOf(now => calendarBounds(name, now)) }
   }
   const ms = durationMs(text)
   if (ms === undefined) return undefined
@@ -48,6 +48,15 @@ export function fixedWindowOf (text: string): FixedWindow | undefined {
       const start = Math.floor(now / ms) * ms
       return { start, end: start + ms }
     },
+  }
+}
+
+/** The window of the last instant asked, kept: calls come many to a window, and dates cost. */
+function lastOf (bounds: (now: number) => WindowBounds): (now: number) => WindowBounds {
+  let last: WindowBounds = { start: 0, end: 0 }
+  return now => {
+    if (now < last.start || now >= last.end) last = bounds(now)
+    return last
   }
 }
 
