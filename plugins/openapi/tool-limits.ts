@@ -8,15 +8,15 @@ import { ProblemSchema } from '../http/problem-schemas.js'
  */
 
 export const LIMIT_HEADERS = {
-  'RateLimit-Policy': { schema: { type: 'string' }, description: 'The limits that cover this call (IETF HTTPAPI draft): `"name";q=quota;w=window-seconds`, a budget with `qu="amount"`' },
-  RateLimit: { schema: { type: 'string' }, description: 'What is left of each: `"name";r=remaining;t=seconds-to-reset`' },
+  'RateLimit-Policy': { type: 'string', description: 'The limits that cover this call (IETF HTTPAPI draft): `"name";q=quota;w=window-seconds`, a budget with `qu="amount"`' },
+  RateLimit: { type: 'string', description: 'What is left of each: `"name";r=remaining;t=seconds-to-reset`' },
 }
 
 export function limitedResponse (limits: readonly Limit[]): Record<string, unknown> {
   const refusing = limits.filter(limit => limit.over === 'refuse').map(limit => `\`${limit.name}\``)
   return {
     description: `Too many calls: a limit is used up (\`TOOLGATE_LIMIT_EXCEEDED\`, its \`limit\` names it, retry after \`Retry-After\`)${refusing.length === 0 ? '' : `, such as ${refusing.join(', ')}`}, or the session's queue is full (\`TOOLGATE_QUEUE_FULL\`) or a rate limit applies (\`TOOLGATE_RATE_LIMITED\`).`,
-    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the call may fit' }, ...LIMIT_HEADERS },
+    headers: { 'Retry-After': { type: 'integer', description: 'Seconds until the call may fit' }, ...LIMIT_HEADERS },
     content: { 'application/problem+json': { schema: ProblemSchema } },
   }
 }
