@@ -39,6 +39,7 @@ describe('a budget a tool declares', () => {
   it('refuses a call larger than the whole window with 422, and an amount it cannot read with 400, charging nothing', async () => {
     const agent = catalogOf([pay()]).bind({ app: undefined, requester: 'agent' })
     expect((await rejectionOf(agent.invoke({ toolId: 'pay', input: { amount: 101 } }))).code).toBe('TOOLGATE_LIMIT_TOO_LARGE')
+    expect((await rejectionOf(agent.invoke({ toolId: 'pay', input: { amount: 1e308 } }))).code).toBe('TOOLGATE_LIMIT_TOO_LARGE')
     const negative = await rejectionOf(agent.invoke({ toolId: 'pay', input: { amount: -5 } }))
     expect([negative.code, negative.status]).toEqual(['TOOLGATE_LIMIT_AMOUNT_INVALID', 400])
     expect(negative.message).toMatch(/pay\.daily.*below zero/)

@@ -115,6 +115,18 @@ describe('the operator\'s limits in the upstreams file', () => {
     expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toContain('toolgate_limit_remaining{limit="irreversible-global",kind="quota"} 2')
   })
 
+  it('refuse a replacement of the tools whose input a budget covering them cannot read, and the old tools serve on', async () => {
+    const file = upstreamsFile({ limits: { spend: { tools: ['pay*'], per: 'principal', budget: { amount: 'input.amount', max: 100, window: 'day' } } } })
+    const declare = (input: z.ZodObject) => defineTool({
+      id: 'pay', kind: 'write', description: 'Pay.', isReadOnly: false, isConcurrencySafe: false, inputSchema: input, outputSchema: z.object({ ok: z.boolean() }),
+      authorize () {}, execute: () => ({ ok: true }),
+    })
+    const app = await gateway([declare(z.object({ amount: z.number() }))], { upstreamsFile: file })
+    await expect(app.replaceTools([declare(z.object({ cents: z.number() }).strict())])).rejects.toThrow(/limits\.spend\.budget\.amount reads input\.amount, which the tool's input does not have \(tool "pay"/)
+    const paid = await app.inject({ method: 'POST', url: '/tools/pay', payload: { amount: 30 }, headers: { 'x-api-key': KEYS.alice } })
+    expect([paid.statusCode, paid.headers.ratelimit]).toEqual([200, expect.stringMatching(/^"spend";r=70;t=\d+$/)])
+  })
+
   it('refuse the start naming the limit: an unknown key, an unparsable window, a budget over a field a covered tool lacks', async () => {
     const start = async (limits: unknown): Promise<string> => {
       try {

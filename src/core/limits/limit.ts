@@ -76,7 +76,8 @@ export function compileLimit (name: string, spec: LimitSpec, declaredBy: Limit['
 
 /** An amount in the integer units the stores count (a positive amount is never rounded to nothing). */
 export function unitsOf (amount: number): number {
-  const units = Math.round(amount * AMOUNT_SCALE)
+  // Capped where integers stay exact (any cap is past every budget's maximum): a huge amount is a call too large, never Infinity in a store.
+  const units = Math.min(Math.round(amount * AMOUNT_SCALE), Number.MAX_SAFE_INTEGER)
   return units === 0 && amount > 0 ? 1 : units
 }
 
