@@ -68,6 +68,24 @@ describe('the audit trail over HTTP', () => {
     expect(lines[5]).toMatchObject({ dryRun: true, executed: false })
   })
 
+  it('names the limit that refused a call, or asked a person for it', async () => {
+    const path = tmp()
+    const limited = (id: string, over: 'refuse' | 'approve') => defineTool({
+      id, kind: 'write', description: 'Once a day.', isReadOnly: false, isConcurrencySafe: false, effects: ['irreversible'],
+      inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }), authorize () {}, execute: () => ({ ok: true }),
+      limits: [{ name: 'daily', per: 'principal', over, quota: { calls: 1, window: 'day' } }],
+    })
+    const app = await testApp({ auditLog: path }, [limited('launch', 'refuse'), limited('launch_asking', 'approve')])
+    const statuses: number[] = []
+    for (const tool of ['launch', 'launch', 'launch_asking', 'launch_asking']) statuses.push((await app.inject({ method: 'POST', url: `/tools/${tool}`, headers: auth(KEYS.admin), payload: {} })).statusCode)
+    expect(statuses).toEqual([200, 429, 200, 202])
+    await app.close()
+    expect(records(path).map(line => [line.tool, line.status, line.limit, line.limitAction])).toEqual([
+      ['launch', 200, undefined, undefined], ['launch', 429, 'launch.daily', 'refused'],
+      ['launch_asking', 200, undefined, undefined], ['launch_asking', 202, 'launch_asking.daily', 'asked'],
+    ])
+  })
+
   it('writes the input itself only when configured', async () => {
     const path = tmp()
     const app = await testApp({ auditLog: path, auditLogInputs: true }, tools)
