@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { LimitReport } from '../../src/core/limits/limits.js'
+import type { LimitReport } from '../../src/core/limits/report.js'
 
 /*
  * The `RateLimit-Policy` and `RateLimit` header fields of the IETF HTTPAPI rate-limit draft,

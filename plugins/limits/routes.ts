@@ -5,7 +5,7 @@ import { SCOPES, type GatewayApp, type GatewayFacts } from '../../src/core/app-c
 import type { ToolCatalog } from '../../src/core/catalog.js'
 import { LIMIT_ACTIONS, LIMIT_SCOPES } from '../../src/core/limits/declaration.js'
 import type { Limit } from '../../src/core/limits/limit.js'
-import { reportOf } from '../../src/core/limits/limits.js'
+import { reportOf } from '../../src/core/limits/report.js'
 import { callerOf } from '../../src/core/steps/limits.js'
 import { requireScope } from '../../src/services/auth/index.js'
 import { problemResponses } from '../http/problem-schemas.js'

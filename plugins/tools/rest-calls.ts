@@ -7,7 +7,7 @@ import { disconnectSignalOf } from '../http/disconnect.js'
 import { gatewayAppOf, permitFor } from './gateway-app.js'
 import { DRY_RUN_TYPE } from './call-schemas.js'
 import type { CallTracer } from '../observability/tracing.js'
-import { reportOf } from '../../src/core/limits/limits.js'
+import { reportOf } from '../../src/core/limits/report.js'
 import { limitHeaders } from '../limits/fields.js'
 
 export interface RestCallsOptions {

@@ -16,7 +16,8 @@ import type { Settled } from './steps/run-execute.js'
 import type { AnyTool, ToolContext, TraceContext } from './tool.js'
 import type { ProgressUpdate } from './progress.js'
 import type { Elicit } from './elicitation.js'
-import type { Limits, LimitUse } from './limits/limits.js'
+import type { Limits } from './limits/limits.js'
+import type { LimitUse } from './limits/report.js'
 
 interface IdempotencyOptions {
   readonly store: IdempotencyStore

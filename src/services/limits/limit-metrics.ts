@@ -1,6 +1,6 @@
 import type { CallRecord } from '../../core/call-record.js'
 import type { ToolCatalog } from '../../core/catalog.js'
-import { reportOf } from '../../core/limits/limits.js'
+import { reportOf } from '../../core/limits/report.js'
 import type { Limit } from '../../core/limits/limit.js'
 import { CounterFamily, GaugeFamily } from '../metrics/families.js'
 

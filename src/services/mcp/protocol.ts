@@ -1,4 +1,4 @@
-import { reportOf } from '../../core/limits/limits.js'
+import { reportOf } from '../../core/limits/report.js'
 import { GatewayError, ToolgateError } from '../../core/errors.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { InvokeResult } from '../../core/types.js'
