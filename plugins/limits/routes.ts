@@ -6,7 +6,6 @@ import type { ToolCatalog } from '../../src/core/catalog.js'
 import { LIMIT_ACTIONS, LIMIT_SCOPES } from '../../src/core/limits/declaration.js'
 import type { Limit } from '../../src/core/limits/limit.js'
 import { reportOf } from '../../src/core/limits/report.js'
-import { callerOf } from '../../src/core/steps/limits.js'
 import { requireScope } from '../../src/services/auth/index.js'
 import { problemResponses } from '../http/problem-schemas.js'
 import { SECURITY } from '../openapi/tool-operation.js'
@@ -52,8 +51,8 @@ export async function limitRoutes (parent: FastifyInstance, options: { readonly 
       }
     }
     const entries = [...covering.values()]
-    // Kept as the calls keep it (`GatewayCalls`): the principal requests, the domain is the session.
-    const caller = callerOf({ requester: appOfRequest.principal.id, idempotencyScope: appOfRequest.principal.id, domain: appOfRequest.domain })
+    // Kept as the calls keep it (`GatewayCalls` binds the principal as requester, the domain as session).
+    const caller = { principal: appOfRequest.principal.id, session: appOfRequest.domain }
     const uses = await catalog.limits.standing(entries.map(entry => entry.limit), caller)
     const byName = new Map(uses.map(use => [use.limit.name, use]))
     return {

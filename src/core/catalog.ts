@@ -133,7 +133,7 @@ export class ToolCatalog<App = unknown> {
 
   /** The limits calls are charged against: which cover a tool, and where a caller stands. */
   get limits (): Limits {
-    return this.#shared.limits!
+    return this.#shared.limits
   }
 
   /** The set serving now: read it once per request to see one version of the catalog throughout. */

@@ -56,9 +56,9 @@ export async function invoke<App> (env: PipelineEnv, binding: Binding<App>, requ
     if (request.dryRun === true) {
       const proposal = runResolve(tool, input, ctx)
       // What the call would spend: a dry run reads its limits and charges nothing.
-      const limits = env.limits === undefined ? undefined : await env.limits.peek(tool, input, callerOf(binding))
+      const limits = env.limits.of(tool).length === 0 ? undefined : await env.limits.peek(tool, input, callerOf(binding))
       record.outcome = 'dry_run'
-      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal), ...(limits === undefined || limits.length === 0 ? {} : { limits }) }
+      return { value: proposal, record, replayed: false, body: serializeOutput(binding, tool, proposal), ...(limits === undefined ? {} : { limits }) }
     }
     const call: Call<App> = { env, binding, tool, input, ctx, control, record, handle }
     try {

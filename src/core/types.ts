@@ -40,8 +40,8 @@ export interface PipelineEnv {
   readonly observers: ReadonlyArray<(record: CallRecord) => void>
   readonly idempotency: IdempotencyOptions
   readonly approvals: Approvals
-  /** The rates, quotas and budgets calls are charged against (absent: none are declared anywhere). */
-  readonly limits?: Limits
+  /** The rates, quotas and budgets calls are charged against (most tools are under none). */
+  readonly limits: Limits
 }
 
 /** One bound context: the app, and what the host decided about this caller. */

@@ -9,12 +9,12 @@ import type { Binding, Call } from '../types.js'
  * whatever its outcome, since what it did upstream cannot be known to be undone.
  */
 
-/** Run `run` under the call's limits; synchronous when there are none and the store is in process. */
+/** Run `run` under the call's limits; synchronous when there are none, or the store is in process. */
 export function limited (call: Call, approved: boolean, run: () => unknown): unknown {
-  const limits = call.env.limits
-  if (limits === undefined) return run()
-  const charging = limits.charge(call.tool, call.input, callerOf(call.binding), approved)
-  if (charging === undefined) return run()
+  const { limits } = call.env
+  // Most tools are under no limit: they pay one lookup, not the caller's key.
+  if (limits.of(call.tool).length === 0) return run()
+  const charging = limits.charge(call.tool, call.input, callerOf(call.binding), approved)!
   if (charging instanceof Promise) return charging.then(async charge => await runCharged(call, charge, run))
   return runCharged(call, charging, run)
 }
@@ -22,7 +22,7 @@ export function limited (call: Call, approved: boolean, run: () => unknown): unk
 function runCharged (call: Call, charge: Charge, run: () => unknown): unknown {
   call.handle.limits = charge.uses
   const refund = (error: unknown): never => {
-    if (!call.record.executed) void call.env.limits?.refund(charge)
+    if (!call.record.executed) void call.env.limits.refund(charge)
     throw error
   }
   let running: unknown
