@@ -18,6 +18,7 @@ import { jsonWithin } from '../../src/services/calls/json-within.js'
 import { GatewayCalls, logsOf } from '../../src/services/calls/gateway-calls.js'
 import { openAuditTrail } from '../../src/services/audit/open.js'
 import { problemOf } from '../../plugins/http/problem.js'
+import { ownNameOf } from '../../src/core/bundles/named-tool.js'
 import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 
@@ -86,8 +87,8 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
       const origin = { app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }
       return {
         principalId: LOCAL.id,
-        tools: () => catalog.active(app).filter(permitted),
-        get: toolId => catalog.get(toolId),
+        tools: () => catalog.active(app).filter(permitted).map(ownNameOf),
+        get: name => { const tool = catalog.get(name); return tool === undefined ? undefined : ownNameOf(tool) },
         invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
         notify,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CancelSignal } from '../../src/core/abort.js'
 import { SCOPES, type GatewayApp, type GatewayFacts } from '../../src/core/app-context.js'
 import { requireScope } from '../../src/services/auth/index.js'
-import type { AnyTool, InvokeResult, ToolgateError } from '../../src/index.js'
+import type { InvokeResult, ToolgateError } from '../../src/index.js'
 import type { GatewayCalls } from '../../src/services/calls/gateway-calls.js'
 import type { CallTracer } from '../observability/tracing.js'
 import { CANCELLABLE, Cancellations } from '../../src/services/mcp/cancellations.js'
@@ -25,6 +25,7 @@ import { httpOptionsFound } from '../tools/call-options.js'
 import type { FoundOption } from '../../src/core/call-options.js'
 import { gatewayAppOf, permitFor } from '../tools/gateway-app.js'
 import { problemOf } from '../http/problem.js'
+import { ownNameOf, type NamedTool } from '../../src/core/bundles/named-tool.js'
 
 export interface McpOptions {
   /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
@@ -157,13 +158,14 @@ class HttpCaller implements McpCaller {
     this.notify = events === undefined ? undefined : json => { events.notify(json) }
   }
 
-  tools (): AnyTool[] {
+  tools (): NamedTool[] {
     const { id } = this.request.principal
-    return this.options.calls.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id))
+    return this.options.calls.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id)).map(ownNameOf)
   }
 
-  get (toolId: string): AnyTool | undefined {
-    return this.options.calls.catalog.get(toolId)
+  get (name: string): NamedTool | undefined {
+    const tool = this.options.calls.catalog.get(name)
+    return tool === undefined ? undefined : ownNameOf(tool)
   }
 
   async invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {

@@ -8,7 +8,8 @@ import { CallQuestions, type Round } from './questions.js'
 import { takesUrlElicitation } from './client-requests.js'
 import { errorText, JSON_RPC, JsonRpcError, resultText, type JsonRpcCall } from './json-rpc.js'
 import { META, MODERN_VERSION } from './modern.js'
-import { mcpToolOf, takesObjectInput } from './tool-spec.js'
+import { mcpToolAs, mcpToolOf, takesObjectInput } from './tool-spec.js'
+import type { NamedTool } from '../../core/bundles/named-tool.js'
 import { callOptionsOf, RESULT_META, type McpCallOptions } from './call-meta.js'
 import type { FoundOption } from '../../core/call-options.js'
 import type { Elicit } from '../../core/elicitation.js'
@@ -28,10 +29,14 @@ export type { McpCallOptions } from './call-meta.js'
 export interface McpCaller {
   /** Who calls: a `requestState` issued to one principal opens for no other. */
   readonly principalId: string
-  /** The tools this caller may call (active and permitted), in declaration order. */
-  tools (): readonly AnyTool[]
-  /** The catalog's tool of this id, active or not (the pipeline checks `active` and rules). */
-  get (toolId: string): AnyTool | undefined
+  /** The tools this caller may call (active and permitted), in declaration order, as this endpoint names them. */
+  tools (): readonly NamedTool[]
+  /**
+   * The tool this endpoint serves under `name`, active or not (the pipeline checks `active`
+   * and rules); undefined: unknown here (a bundle's endpoint knows only the bundle's tools).
+   */
+  get (name: string): NamedTool | undefined
+  /** Runs a call of the tool `toolId` (its own id, whatever name the caller used). */
   invoke (toolId: string, input: unknown, options: McpCallOptions): Promise<InvokeResult>
   /** The problem object the REST route would answer for this failure. */
   problemOf (error: ToolgateError): Record<string, unknown>
@@ -158,7 +163,7 @@ export class McpProtocol {
 
   listTools (caller: McpCaller): string {
     const timeout = this.info.defaultTimeoutMs
-    return JSON.stringify({ tools: caller.tools().filter(tool => takesObjectInput(tool, timeout)).map(tool => mcpToolOf(tool, timeout)) })
+    return JSON.stringify({ tools: caller.tools().filter(named => takesObjectInput(named.tool, timeout)).map(named => mcpToolAs(named, timeout)) })
   }
 
   /** The result JSON of a `tools/call`; `modern`: with its `resultType` (2026-07-28). */
@@ -168,8 +173,9 @@ export class McpProtocol {
     const input = params.arguments === undefined ? {} : params.arguments
     if (typeof name !== 'string') throw new JsonRpcError(JSON_RPC.invalidParams, 'params.name must be a string')
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new JsonRpcError(JSON_RPC.invalidParams, 'params.arguments must be an object')
-    let tool = caller.get(name)
+    let tool = caller.get(name)?.tool
     if (tool === undefined) throw unknownTool(name)
+    const toolId = tool.id
     const complete = modern ? withResultType : asIs
     let options: McpCallOptions = callOptionsOf(params._meta, () => caller.transportOptions?.() ?? [])
     let resumed: Awaited<ReturnType<ApprovalContinuations['redeem']>> | undefined
@@ -194,13 +200,13 @@ export class McpProtocol {
       }
       // The declaration the call runs with: the catalog may have been replaced during the await
       // above, and the pipeline finds its tool in the same turn as this look-up.
-      tool = caller.get(name) ?? tool
+      tool = caller.get(name)?.tool ?? tool
       if (round === undefined) {
         const channel = withChannel(options, caller)
         // A 2026-07-28 client that can answer a question: the call may ask it, round by round.
         round = modern && this.questions !== undefined && CallQuestions.canAsk(params._meta)
-          ? await this.questions.start(caller.principalId, name, async elicit => await caller.invoke(name, input, { ...channel, onElicit: elicit }))
-          : { result: caller.invoke(name, input, channel) }
+          ? await this.questions.start(caller.principalId, name, async elicit => await caller.invoke(toolId, input, { ...channel, onElicit: elicit }))
+          : { result: caller.invoke(toolId, input, channel) }
       }
       if ('inputRequired' in round) return round.inputRequired
       result = await round.result

@@ -1,4 +1,5 @@
 import type { AnyTool } from '../../core/tool.js'
+import { isAliased, type NamedTool } from '../../core/bundles/named-tool.js'
 import { listingOf, type ToolListing } from '../tool-listing.js'
 
 /** The one namespaced `_meta` key that carries what MCP has no words for. */
@@ -24,6 +25,24 @@ interface McpToolAnnotations {
 }
 
 const specs = new WeakMap<AnyTool, McpTool>()
+/** A bundle's alias of a tool: the same spec under the bundle's name and description. */
+const aliasSpecs = new WeakMap<NamedTool, McpTool>()
+
+/**
+ * The MCP face of a tool as one endpoint names it: under its own id, or under a bundle's alias
+ * (whose `_meta` declaration still names the tool's id: the same declaration, another name).
+ */
+export function mcpToolAs (named: NamedTool, defaultTimeoutMs: number): McpTool {
+  const spec = mcpToolOf(named.tool, defaultTimeoutMs)
+  if (!isAliased(named)) return spec
+  let alias = aliasSpecs.get(named)
+  if (alias === undefined) {
+    const title = titleOf(named.name)
+    alias = Object.freeze({ ...spec, name: named.name, title, description: named.description, annotations: { ...spec.annotations, title } })
+    aliasSpecs.set(named, alias)
+  }
+  return alias
+}
 
 /**
  * The MCP face of a tool, from its listing (the one source of its JSON Schemas), made once

@@ -1,0 +1,29 @@
+import type { AnyTool } from '../tool.js'
+
+/**
+ * A tool as one face names it: by its own id and description, or by the alias a bundle gives
+ * it. The declaration stays one (`tool`): a call by either name is the same call.
+ */
+export interface NamedTool<App = any> {
+  /** What callers of this face call it: the tool's id, or its alias in a bundle. */
+  readonly name: string
+  readonly description: string
+  readonly tool: AnyTool<App>
+}
+
+const own = new WeakMap<AnyTool, NamedTool>()
+
+/** A tool under its own id and description, one object per declaration (faces cache by it). */
+export function ownNameOf<App> (tool: AnyTool<App>): NamedTool<App> {
+  let named = own.get(tool)
+  if (named === undefined) {
+    named = Object.freeze({ name: tool.id, description: tool.description, tool })
+    own.set(tool, named)
+  }
+  return named as NamedTool<App>
+}
+
+/** Whether a face shows the tool under another name or description than its own. */
+export function isAliased (named: NamedTool): boolean {
+  return named.name !== named.tool.id || named.description !== named.tool.description
+}
