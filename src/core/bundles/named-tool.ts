@@ -4,6 +4,8 @@ import type { AnyTool } from '../tool.js'
  * A tool as one face names it: by its own id and description, or by the alias a bundle gives
  * it. The declaration stays one (`tool`): a call by either name is the same call.
  */
+// As `AnyTool`: a face holds tools of many apps' shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface NamedTool<App = any> {
   /** What callers of this face call it: the tool's id, or its alias in a bundle. */
   readonly name: string
