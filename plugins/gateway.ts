@@ -114,8 +114,13 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const withUpstreams = (given: readonly AnyTool<GatewayApp>[]): AnyTool<GatewayApp>[] => upstreams === undefined ? [...given] : [...given, ...upstreams.tools()]
   app.decorate('replaceTools', async (next: Parameters<FastifyInstance['replaceTools']>[0]) => {
     const given = [...next] as AnyTool<GatewayApp>[]
-    return await updates.replace(withUpstreams(given), 'api', () => { local = given })
+    return await updates.replace(async () => checkedBundles(withUpstreams(given)), 'api', () => { local = given })
   })
+  /** The tools of a replacement the operator asked for, refused (naming the field) when a bundle cannot serve over them. */
+  const checkedBundles = (next: AnyTool<GatewayApp>[], bundles = upstreams?.bundles.current): AnyTool<GatewayApp>[] => {
+    for (const warning of bundles?.check(next, upstreams!.complete) ?? []) app.log.warn({ bundle: warning.bundle }, `${warning.problem} (yet: an upstream is down)`)
+    return next
+  }
   const { toolsDir } = options
   app.decorate('reloadTools', async () => {
     // The tools folder and every OpenAPI document are read again; a gateway given its tools, with no documents to read, has nothing to reload.
@@ -127,8 +132,10 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       if (toolsDir !== undefined) loaded = await loadToolsFromDir(toolsDir) as AnyTool<GatewayApp>[]
       if (upstreams === undefined) return [...loaded]
       const reread = await upstreams.reload()
-      commit = reread.commit
-      return [...loaded, ...reread.tools]
+      // The file's bundles are read again too, and must hold over the tools the reload would serve.
+      const bundles = upstreams.bundles.read()
+      commit = () => { reread.commit(); upstreams.bundles.install(bundles) }
+      return checkedBundles([...loaded, ...reread.tools], bundles)
     }, toolsDir ?? 'openapi documents', () => {
       local = loaded
       commit()

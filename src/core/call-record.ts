@@ -15,6 +15,8 @@ export interface CallRecord {
   readonly domain: string
   /** The binding's transport (`mcp`, ...); absent for the REST route. A bounded metrics label. */
   readonly transport?: string
+  /** The operator's bundle the call came through (absent: none). A bounded metrics label: bundles are the operator's. */
+  readonly bundle?: string
   outcome: Outcome
   status: number
   code?: string

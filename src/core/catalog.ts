@@ -59,6 +59,8 @@ export interface BindOptions<App> {
   readonly serialize?: (value: unknown) => string
   /** Which face the call came through (`mcp`, ...), for the record and the metrics; absent: REST. */
   readonly transport?: string
+  /** The operator's bundle the call came through (its own address), for the record and the metrics; absent: none. */
+  readonly bundle?: string
   /** The trace context a tracing host made for this call: the tool sees it as `ctx.trace`. */
   readonly trace?: TraceContext
   /**
@@ -285,6 +287,7 @@ function bindingOf<App> (options: BindOptions<App>): Binding<App> {
     requester: options.requester,
     approvalRule: options.approvalRule,
     transport: options.transport,
+    bundle: options.bundle,
     trace: options.trace,
     contentBlocks: options.contentBlocks !== false,
   }

@@ -66,6 +66,8 @@ export interface Binding<App> {
   readonly trace?: TraceContext
   /** Which face the call came through; copied into the record (absent: the REST route). */
   readonly transport?: string
+  /** The bundle the call came through; copied into the record (absent: none). */
+  readonly bundle?: string
   /** Whether the face carries MCP content blocks (see `BindOptions.contentBlocks`). */
   readonly contentBlocks: boolean
   /** Who asks when a call needs approval (default: `idempotencyScope`). */

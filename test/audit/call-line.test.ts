@@ -35,6 +35,7 @@ function reference (record: CallRecord, facts: CallFacts, inputDigest: string, i
     approvalId: facts.approvalId,
     limit: record.limit,
     limitAction: record.limitAction,
+    bundle: record.bundle,
   })
 }
 
@@ -50,7 +51,7 @@ const record = fc.record({
   executed: fc.boolean(), dryRun: fc.boolean(), escalated: fc.boolean(), startedAt: epochMs, durationMs: anyNumber,
   touchedResources: fc.array(text, { maxLength: 3 }), mutatedResources: fc.array(text, { maxLength: 3 }),
   debugSteps: fc.array(fc.record({ name: text, data: fc.option(fc.jsonValue(), { nil: undefined }) }, { requiredKeys: ['name'] }), { maxLength: 2 }),
-  limit: optionalText, limitAction: fc.option(fc.constantFrom('refused', 'asked'), { nil: undefined }),
+  limit: optionalText, limitAction: fc.option(fc.constantFrom('refused', 'asked'), { nil: undefined }), bundle: optionalText,
 }, { requiredKeys: ['callId', 'toolId', 'kind', 'effects', 'outcome', 'status', 'executed', 'dryRun', 'escalated', 'startedAt', 'durationMs', 'touchedResources', 'mutatedResources', 'debugSteps'] })
   .map(fields => fields as unknown as CallRecord)
 const facts = fc.record({

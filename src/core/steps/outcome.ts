@@ -15,7 +15,7 @@ export function openRecord<App> (tool: AnyTool<App>, binding: Binding<App>, requ
     dryRun: request.dryRun === true, escalated: request.escalate === true, executed: false,
     startedAt: Math.floor(performance.timeOrigin + started), queueMs: 0, executeMs: 0, durationMs: 0,
     touchedResources: NONE, mutatedResources: NONE, debugSteps: NONE,
-    transport: binding.transport, trace: binding.trace,
+    transport: binding.transport, bundle: binding.bundle, trace: binding.trace,
   }
 }
 

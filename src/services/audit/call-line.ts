@@ -38,7 +38,7 @@ export function callFields (record: CallRecord, facts: Omit<CallFacts, 'input'>,
     `,"durationMs":${number(Math.round(record.durationMs * 1000) / 1000)},"inputDigest":"${inner(inputDigest)}"` +
     `${inputJson === undefined ? '' : `,"input":${inputJson}`},"touched":${list(record.touchedResources)},"mutated":${list(record.mutatedResources)}` +
     `,"debugSteps":${list(record.debugSteps)},"requestId":"${inner(facts.requestId)}"${optional('traceId', facts.traceId)}${optional('approvalId', facts.approvalId)}${optional('credential', facts.credential)}` +
-    `${optional('limit', record.limit)}${optional('limitAction', record.limitAction)}`
+    `${optional('limit', record.limit)}${optional('limitAction', record.limitAction)}${optional('bundle', record.bundle)}`
 }
 
 /** What JSON.stringify must handle itself: quotes, backslashes, control characters, surrogates (escaped when lone). */

@@ -34,6 +34,8 @@ export interface CallOrigin {
   readonly source: string
   /** The face, for the record and the metrics' `transport` label: `mcp`, `mcp-stdio`, `intents` (absent: REST). */
   readonly transport?: string
+  /** The bundle the call came through (its addresses), for the record, metrics, audit and log (absent: none). */
+  readonly bundle?: string
   /** Aborts the call when the client goes away. */
   readonly signal?: CancelSignal
   /** The permission rules of this caller (absent: none configured). */
@@ -110,6 +112,7 @@ export class GatewayCalls {
       isPermitted: origin.isPermitted,
       serialize: this.#options.serialize,
       transport: origin.transport,
+      bundle: origin.bundle,
       requester: principal,
       approvalRule: approvalRule === undefined ? undefined : tool => approvalRule(principal, tool.id),
       onRecord: record => { this.#finish(origin, call, record, span) },
@@ -140,7 +143,7 @@ export class GatewayCalls {
     if (record.status < 500 && !logs.info) return
     const { log, principal } = origin.app
     const line = {
-      tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId, transport: record.transport ?? 'rest',
+      tool: record.toolId, outcome: record.outcome, status: record.status, code: record.code, callId: record.callId, transport: record.transport ?? 'rest', bundle: record.bundle,
       durationMs: Math.round(record.durationMs * 100) / 100, queueMs: Math.round(record.queueMs * 100) / 100,
       principal: principal.id, source: origin.source, domain: record.domain, effects: record.effectsLabel,
       mutated: record.mutatedResources.length === 0 ? undefined : record.mutatedResources,

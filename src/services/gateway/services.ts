@@ -62,6 +62,8 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
   // A budget over a field a covered tool's input lacks stops the start, naming the limit and the tool.
   const operatorLimits = upstreams?.limits
   operatorLimits?.check(tools)
+  // A bundle that cannot be served stops the start, naming it; a pattern that may match a down server's tools is logged.
+  for (const warning of upstreams?.bundles.current.check(tools, upstreams.complete) ?? []) log.warn({ bundle: warning.bundle }, `${warning.problem} (yet: an upstream is down)`)
   const closers: Array<() => Promise<void> | void> = []
   const close = async (): Promise<void> => {
     for (const closer of closers.splice(0).reverse()) await closer()

@@ -70,9 +70,12 @@ export class GatewayMetrics {
   /** Families other services register (approvals, upstreams, webhooks), rendered after the gateway's own. */
   readonly #more: MoreFamily[] = []
   readonly #refreshers: Array<() => Promise<void>> = []
-  /** Calls through another face than REST (MCP), by `transport/tool`: made at a tool's first such call. */
-  /** Per REST series (a replaced tool's go with it), per transport: no key string built per call. */
-  readonly #byTransport = new WeakMap<ToolSeries, Map<string, ToolSeries>>()
+  /**
+   * Calls through another face than REST (MCP) or through a bundle, made at a tool's first such
+   * call: per REST series (a replaced tool's go with it), per transport, per bundle: no key
+   * string built per call.
+   */
+  readonly #byFace = new WeakMap<ToolSeries, Map<string, Map<string, ToolSeries>>>()
   readonly #auditDropped: CounterChild | undefined
   readonly #inFlight: GaugeFamily
   readonly #queueWait: HistogramFamily
@@ -185,7 +188,7 @@ export class GatewayMetrics {
   observe (record: CallRecord, trace?: { readonly traceId: string, readonly spanId: string }): void {
     let series = this.#tools.get(record.toolId)
     if (series === undefined) return
-    if (record.transport !== undefined) series = this.#transportSeries(series, record.transport)
+    if (record.transport !== undefined || record.bundle !== undefined) series = this.#faceSeries(series, record.transport, record.bundle)
     this.#count(series, record.outcome, record.durationMs / 1000, trace)
     // queueMs is measured only once a slot was granted.
     if (record.executed) series.queueWait.observe(record.queueMs / 1000)
@@ -214,19 +217,25 @@ export class GatewayMetrics {
   }
 
   /**
-   * The same families with one more label, `transport`, for calls that did not come through
-   * the REST route: REST series keep their labels, so existing dashboards and alerts hold.
-   * The transport is named by the gateway's own code (a closed set), never by a caller.
+   * The same families with one or two more labels, `transport` for calls that did not come
+   * through the REST route and `bundle` for calls through a bundle: REST series keep their
+   * labels, so existing dashboards and alerts hold. The transport is named by the gateway's own
+   * code (a closed set), a bundle by the operator's file, never by a caller.
    */
-  #transportSeries (rest: ToolSeries, transport: string): ToolSeries {
-    let ofTool = this.#byTransport.get(rest)
+  #faceSeries (rest: ToolSeries, transport: string | undefined, bundle: string | undefined): ToolSeries {
+    let ofTool = this.#byFace.get(rest)
     if (ofTool === undefined) {
       ofTool = new Map()
-      this.#byTransport.set(rest, ofTool)
+      this.#byFace.set(rest, ofTool)
     }
-    let series = ofTool.get(transport)
+    let ofTransport = ofTool.get(transport ?? '')
+    if (ofTransport === undefined) {
+      ofTransport = new Map()
+      ofTool.set(transport ?? '', ofTransport)
+    }
+    let series = ofTransport.get(bundle ?? '')
     if (series === undefined) {
-      const labels = { ...rest.labels, transport }
+      const labels = { ...rest.labels, ...(transport === undefined ? {} : { transport }), ...(bundle === undefined ? {} : { bundle }) }
       series = {
         calls: new Map(OUTCOMES.map(outcome => [outcome, this.#calls.child({ ...labels, outcome })] as const)),
         duration: new Map(),
@@ -235,7 +244,7 @@ export class GatewayMetrics {
         queueWait: rest.queueWait,
         replays: rest.replays,
       }
-      ofTool.set(transport, series)
+      ofTransport.set(bundle ?? '', series)
     }
     return series
   }

@@ -98,6 +98,7 @@ export class CallSpan {
     })
     // Approvals are built on another branch: whoever wires them passes the id here.
     if (approvalId !== undefined) span.setAttribute('toolgate.approval_id', approvalId)
+    if (record.bundle !== undefined) span.setAttribute('toolgate.bundle', record.bundle)
     if (record.mutatedResources.length > 0) span.setAttribute('toolgate.mutated_resources', [...record.mutatedResources])
     if (!SUCCESS.has(record.outcome)) {
       // error.type: the stable machine code (TOOLGATE_TIMEOUT, a tool's own code, ...).

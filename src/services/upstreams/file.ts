@@ -6,6 +6,7 @@ import { TOOL_ID } from '../../core/define-tool.js'
 import { ConfigError } from '../config.js'
 import { issueText } from '../../core/limits/tool-limits.js'
 import { LIMIT_NAME, OperatorLimitSchema } from '../../core/limits/declaration.js'
+import { BundlesSchema, type BundleDeclaration } from '../bundles/declaration.js'
 import { AuthSchema, authConfigOf, StdioAuthSchema, type AuthConfig, type PerPersonConfig } from './credentials/declaration.js'
 
 /*
@@ -107,6 +108,7 @@ const FileSchema = z.object({
   tools: z.record(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), OperatorDeclarationSchema).default({}),
   prompts: z.record(z.string().regex(TOOLS_KEY, 'a prompt id or a glob of them (lowercase letters, digits, _, * and ?)'), FeatureDeclarationSchema).default({}),
   resources: z.record(z.string().min(1).max(2048), FeatureDeclarationSchema).default({}),
+  bundles: BundlesSchema,
   limits: z.record(z.string().regex(LIMIT_NAME, 'a limit name: a lowercase letter, then letters, digits, _ or -'), OperatorLimitSchema(z.string().regex(TOOLS_KEY, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)'), z.enum(EFFECTS))).default({}),
 }).strict()
 
@@ -173,6 +175,8 @@ export interface UpstreamsFile {
   readonly resources: Readonly<Record<string, FeatureDeclaration>>
   /** The operator's rates, quotas and budgets, by name (docs/limits.md). */
   readonly limits: Readonly<Record<string, OperatorLimitSpec>>
+  /** Curated tool sets served at their own addresses, by name (docs/bundles.md). */
+  readonly bundles: Readonly<Record<string, BundleDeclaration>>
 }
 
 /** Read and check the upstreams file; `${NAME}` is taken from `env`. Throws a `ConfigError` naming the server and key. */
@@ -211,7 +215,7 @@ export function parseUpstreams (raw: unknown, path: string, env: NodeJS.ProcessE
     const server = key.slice(0, key.indexOf('/'))
     if (!names.has(server)) fail(`rename.${key}`, `there is no server "${server}" in mcpServers or openapi`)
   }
-  return { path, servers, services, rename: file.data.rename, tools: file.data.tools, prompts: file.data.prompts, resources: file.data.resources, limits: file.data.limits }
+  return { path, servers, services, rename: file.data.rename, tools: file.data.tools, prompts: file.data.prompts, resources: file.data.resources, limits: file.data.limits, bundles: file.data.bundles }
 }
 
 function serviceOf (name: string, value: unknown, path: string, env: NodeJS.ProcessEnv, fail: (where: string, problem: string) => never): OpenApiServiceConfig | undefined {

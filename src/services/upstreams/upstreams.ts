@@ -14,6 +14,8 @@ import { declarationOf } from './mcp/declarations.js'
 import { UpstreamFeatures } from './mcp/features.js'
 import { operatorFor } from './operator.js'
 import { OperatorLimitSet } from '../limits/operator-limits.js'
+import { BundleSet } from '../bundles/bundle-set.js'
+import { LiveBundles } from '../bundles/live-bundles.js'
 import { readUpstreamsFile, type OperatorDeclaration, type UpstreamsFile } from './file.js'
 import { idPartOf, upstreamToolId } from './names.js'
 import { operationDeclarationOf } from './openapi/declarations.js'
@@ -68,11 +70,15 @@ export class Upstreams {
   readonly credentials: Credentials | undefined
   /** The operator's rates, quotas and budgets, over local and upstream tools alike. */
   readonly limits: OperatorLimitSet
+  /** The operator's bundles, read again on each reload. */
+  readonly bundles: LiveBundles
   #started = false
 
   constructor (file: UpstreamsFile, options: UpstreamsOptions, credentials?: Credentials) {
     this.file = file
     this.limits = new OperatorLimitSet(file.limits, `upstreams file ${file.path}`)
+    const where = `upstreams file ${file.path}`
+    this.bundles = new LiveBundles(new BundleSet(file.bundles, where), () => new BundleSet(readUpstreamsFile(file.path).bundles, where))
     this.credentials = credentials
     this.#log = options.log
     this.#up = new GaugeFamily('toolgate_upstream_up', 'Whether an upstream MCP server is connected (1) or not (0), by upstream')
@@ -176,6 +182,11 @@ export class Upstreams {
     return [...this.#connections.map(connection => connection.status()), ...this.#services.map(service => service.status())]
   }
 
+  /** Every MCP server is up: the catalog holds every upstream tool there is. */
+  get complete (): boolean {
+    return this.#connections.every(connection => connection.state === 'up')
+  }
+
   /** Up, for every server the file marks `required`. */
   ready (): boolean {
     return this.#connections.every(connection => !connection.config.required || connection.state === 'up')
@@ -250,7 +261,7 @@ export class Upstreams {
    */
   #checkOperatorIds (): void {
     const ids = new Set(this.tools().map(tool => tool.id))
-    const allUp = this.#connections.every(connection => connection.state === 'up')
+    const allUp = this.complete
     // Only ids that would belong to an upstream serving here: one of a disabled server's is no typo.
     const names = [...this.#connections.map(c => c.config.name), ...this.#services.map(s => s.config.name)]
     const ours = (key: string): boolean => Object.values(this.file.rename).includes(key) || names.some(name => key.startsWith(`${idPartOf(name)}_`))
