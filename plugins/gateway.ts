@@ -34,6 +34,8 @@ import { toolRoutes } from './tools/routes.js'
 import { upstreamJwksRoute } from './tools/upstream-jwks.js'
 import { connectionRoutes } from './connections/routes.js'
 import { limitRoutes } from './limits/routes.js'
+import { bundleRoutes } from './bundles/routes.js'
+import { noBundles } from '../src/services/bundles/live-bundles.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
 declare module 'fastify' {
@@ -123,9 +125,8 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   }
   const { toolsDir } = options
   app.decorate('reloadTools', async () => {
-    // The tools folder and every OpenAPI document are read again; a gateway given its tools, with no documents to read, has nothing to reload.
-    const documents = upstreams?.file.services.length ?? 0
-    if (toolsDir === undefined && documents === 0) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
+    // The tools folder, every OpenAPI document and the file's bundles are read again; a gateway given its tools, with no upstreams file, has nothing to reload.
+    if (toolsDir === undefined && upstreams === undefined) throw new ToolReplacementError({ version: catalog.current.version, tools: catalog.current.tools.length }, new Error('this gateway was given its tools, not a tools folder: use replaceTools'))
     let loaded = local as AnyTool<GatewayApp>[]
     let commit = (): void => {}
     return await updates.replace(async () => {
@@ -171,6 +172,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
   const jwks = upstreams?.credentials?.jwks()
   if (jwks !== undefined) await app.register(upstreamJwksRoute, { jwks })
   const traceCall = traced === undefined ? undefined : traced.faces.callTracer(traced.tracing)
+  const bundles = upstreams?.bundles ?? noBundles()
   // One authenticated scope for every face that calls or decides tools: one admission hook
   // (one pressure monitor, one failed-authentication throttle) and one rate limiter, so a
   // principal's budgets hold whichever face it uses. Health, metrics and the document's
@@ -190,7 +192,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         approvalWaitMs: config.mcpApprovalWaitMs,
       },
       features: upstreams?.features,
+      bundles,
     })
+    await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     await scope.register(limitRoutes, { catalog, facts })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })

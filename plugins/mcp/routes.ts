@@ -25,7 +25,9 @@ import { httpOptionsFound } from '../tools/call-options.js'
 import type { FoundOption } from '../../src/core/call-options.js'
 import { gatewayAppOf, permitFor } from '../tools/gateway-app.js'
 import { problemOf } from '../http/problem.js'
-import { ownNameOf, type NamedTool } from '../../src/core/bundles/named-tool.js'
+import type { NamedTool } from '../../src/core/bundles/named-tool.js'
+import type { LiveBundles } from '../../src/services/bundles/live-bundles.js'
+import { bundleFor, bundleView, CATALOG_VIEW, visibleIn, type ToolView } from '../bundles/tool-view.js'
 
 export interface McpOptions {
   /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
@@ -42,6 +44,8 @@ export interface McpOptions {
   readonly requestState: { readonly seal: () => Promise<RequestStateSeal>, readonly approvalWaitMs: number }
   /** The fronted MCP servers' resources and prompts (absent: the gateway fronts none). */
   readonly features?: UpstreamFeatures
+  /** The operator's bundles, each served at `/mcp/{name}`. */
+  readonly bundles: LiveBundles
 }
 
 export const MCP_PATH = '/mcp'
@@ -86,7 +90,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     })
   })
 
-  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply, view: ToolView): Promise<unknown> => {
     if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) {
       return await sendRpc(reply, 403, errorText(null, JSON_RPC.invalidRequest, 'origin not allowed'), false)
     }
@@ -125,12 +129,18 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     // A client that takes events may be told of progress before the result: the answer becomes a stream then.
     const events = call.method === 'tools/call' && acceptsEvents(request.headers.accept) ? new EventStream(reply) : undefined
     try {
-      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel, events, call.method), modern !== undefined)
+      const answer = await protocol.handle(call, new HttpCaller(app, options, request, reply, cancel, events, call.method, view), modern !== undefined)
       if (events?.open === true) return await events.end(answer!.text)
       return await sendRpc(reply, answer!.status, answer!.text, sse)
     } finally {
       if (cancel !== undefined) cancellations.close(cancel)
     }
+  }
+  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => await serve(request, reply, CATALOG_VIEW))
+  // A bundle's own endpoint: the same server over the bundle's tools, under the bundle's names.
+  app.post(`${MCP_PATH}/:bundle`, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
+    const { bundle } = request.params as { bundle: string }
+    return await serve(request, reply, bundleView(bundleFor(request, options.bundles, bundle)))
   })
 
 }
@@ -152,6 +162,8 @@ class HttpCaller implements McpCaller {
     events: EventStream | undefined,
     /** The JSON-RPC method answered (for the span of a resource read or prompt get). */
     readonly method: string,
+    /** The tools this endpoint serves: the catalog's, or a bundle's. */
+    readonly view: ToolView,
   ) {
     this.#app = gatewayAppOf(request, options.facts)
     this.principalId = request.principal.id
@@ -159,13 +171,11 @@ class HttpCaller implements McpCaller {
   }
 
   tools (): NamedTool[] {
-    const { id } = this.request.principal
-    return this.options.calls.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id)).map(ownNameOf)
+    return visibleIn(this.view, this.scope, this.request, this.options.calls.catalog.current, this.#app)
   }
 
   get (name: string): NamedTool | undefined {
-    const tool = this.options.calls.catalog.get(name)
-    return tool === undefined ? undefined : ownNameOf(tool)
+    return this.view.get(this.options.calls.catalog.current, name)
   }
 
   async invoke (toolId: string, input: unknown, call: McpCallOptions): Promise<InvokeResult> {
@@ -175,6 +185,7 @@ class HttpCaller implements McpCaller {
       app: this.#app,
       source: request.ip,
       transport: MCP_TRANSPORT,
+      bundle: this.view.bundle?.name,
       contentBlocks: true,
       signal: disconnectSignalOf(this.reply),
       isPermitted: permitFor(this.scope, request.principal.id),
@@ -189,7 +200,8 @@ class HttpCaller implements McpCaller {
   /** Made only for the requests that read it (resources and prompts). */
   get features (): McpFeatures | undefined {
     const { features, traceCall } = this.options
-    if (features === undefined) return undefined
+    // A bundle is a set of tools: the upstreams' resources and prompts are served at /mcp alone.
+    if (features === undefined || this.view.bundle !== undefined) return undefined
     const { request } = this
     const permitted = permitFor(this.scope, request.principal.id)
     return features.forCaller(request.principal, permitted ?? everyTool, async ({ tool, input }) => await this.options.calls.call({

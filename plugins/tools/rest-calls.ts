@@ -30,12 +30,14 @@ export class RestCalls {
     this.#options = options
   }
 
-  async call (tool: AnyTool<GatewayApp>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /** `bundle`: the bundle whose address the call came to (absent: `/tools/{id}`). */
+  async call (tool: AnyTool<GatewayApp>, request: FastifyRequest, reply: FastifyReply, bundle?: string): Promise<FastifyReply> {
     const { calls, traceCall } = this.#options
     const options = httpCallOptions(request)
     const result = await calls.call({
       app: gatewayAppOf(request, this.#options.facts),
       source: request.ip,
+      bundle,
       signal: disconnectSignalOf(reply),
       isPermitted: permitFor(this.#scope, request.principal.id),
       trace: traceCall === undefined ? undefined : traced => traceCall(traced, request),

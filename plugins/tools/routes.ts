@@ -9,6 +9,7 @@ import { specsOf } from '../../src/services/llm-specs/formats.js'
 import { nameMapsFor } from '../../src/services/llm-specs/names.js'
 import { listingOf, ToolListingSchema } from '../../src/services/tool-listing.js'
 import { callerDocs } from '../openapi/caller-docs.js'
+import { ownNameOf } from '../../src/core/bundles/named-tool.js'
 import { gatewayAppOf, visibleToolsOf } from './gateway-app.js'
 import { CallHeaders, CallQuery, ProviderSpecs, SpecQuery } from './call-schemas.js'
 import { problemResponses } from '../http/problem-schemas.js'
@@ -80,7 +81,7 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
     const set = catalog.current
     const visible = visibleTools(request, set)
     const { format, strict } = request.query
-    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(set).get(format)! })
+    if (format !== undefined) return specsOf(format, visible.map(ownNameOf), { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(set).get(format)! })
     return { tools: visible.map(tool => listingOf(tool, timeout)) }
   })
 

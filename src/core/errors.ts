@@ -36,6 +36,7 @@ export const ERRORS = {
   TOOLGATE_SELF_APPROVAL: { status: 403, outcome: 'forbidden', title: 'Self-approval refused', solve: 'Nobody decides their own request; another approver must.' },
   TOOLGATE_TOO_MANY_APPROVALS: { status: 429, outcome: 'rate_limited', title: 'Too many pending approvals', solve: 'Wait for pending approvals to be decided or expire (`Retry-After`), or raise the approval limits.' },
   TOOLGATE_NOT_FOUND: { status: 404, outcome: 'not_found', title: 'Not found', solve: 'Check the URL or tool id; `GET /tools` lists what you may call.' },
+  TOOLGATE_BUNDLE_NOT_FOUND: { status: 404, outcome: 'not_found', title: 'No such bundle', solve: 'Check the bundle\'s name; `GET /bundles` lists the bundles you may use (one you may not use is not listed, and answers this too).' },
   TOOLGATE_METHOD_NOT_ALLOWED: { status: 405, outcome: 'not_found', title: 'Method not allowed', solve: 'Use one of the methods in the `Allow` header.' },
   TOOLGATE_INVALID_INPUT: { status: 400, outcome: 'invalid_input', title: 'Invalid input', solve: 'Fix each entry of `errors`; the tool\'s input schema is in `GET /tools/{id}`.' },
   TOOLGATE_INPUT_TOO_COMPLEX: { status: 400, outcome: 'invalid_input', title: 'Input too deep or too wide', solve: 'Send a flatter input: at most `MAX_INPUT_DEPTH` levels, `MAX_INPUT_KEYS` keys per object and `MAX_INPUT_ITEMS` items per array (64, 10,000 and 100,000 by default).' },

@@ -1,3 +1,6 @@
+import type { NamedTool } from '../core/bundles/named-tool.js'
+import { firstSentenceOf } from './tool-listing.js'
+
 /**
  * The OpenAPI document as one caller may see it: the full document with the operations of
  * tools the caller may not call (inactive for it, or denied by the rules) taken out, so that
@@ -8,6 +11,8 @@ export class DocumentViews {
   readonly #full: () => Record<string, unknown>
   readonly #toolOfPath: (path: string) => string | undefined
   readonly #cache = new Map<string, string>()
+  /** Per bundle object (a reload makes new ones): its views, keyed as `#cache` is. */
+  readonly #bundles = new WeakMap<object, Map<string, string>>()
   readonly #maxViews: number
 
   /**
@@ -28,6 +33,38 @@ export class DocumentViews {
     const text = JSON.stringify(this.#view(new Set(visible)))
     if (this.#cache.size >= this.#maxViews) this.#cache.delete(this.#cache.keys().next().value!)
     this.#cache.set(key, text)
+    return text
+  }
+
+  /**
+   * A bundle's own document: the operations of the tools in `visible` (a caller's, in bundle
+   * order) at the bundle's paths (`pathOf` a name), under the bundle's names and descriptions,
+   * titled and described as the bundle.
+   */
+  bundleJson (bundle: { readonly name: string, readonly description: string }, visible: readonly NamedTool[], pathOf: (name: string) => string): string {
+    let cache = this.#bundles.get(bundle)
+    if (cache === undefined) {
+      cache = new Map()
+      this.#bundles.set(bundle, cache)
+    }
+    const key = visible.map(named => named.name).join(',')
+    const cached = cache.get(key)
+    if (cached !== undefined) return cached
+    const full = this.#full()
+    const byTool = new Map<string, unknown>()
+    for (const [path, item] of Object.entries(this.#paths())) {
+      const id = this.#toolOfPath(path)
+      if (id !== undefined) byTool.set(id, item)
+    }
+    const paths: Record<string, unknown> = {}
+    for (const named of visible) {
+      const item = byTool.get(named.tool.id)
+      if (item !== undefined) paths[pathOf(named.name)] = renamed(item as Record<string, Record<string, unknown>>, named)
+    }
+    const info = { ...(full.info as Record<string, unknown>), title: `${bundle.name} (a toolgate bundle)`, description: bundle.description }
+    const text = JSON.stringify(withoutUnreferencedSchemas({ ...full, info, paths }))
+    if (cache.size >= this.#maxViews) cache.delete(cache.keys().next().value!)
+    cache.set(key, text)
     return text
   }
 
@@ -57,6 +94,25 @@ export class DocumentViews {
       if (id === undefined || visible.has(id)) paths[path] = item
     }
     return withoutUnreferencedSchemas({ ...full, paths })
+  }
+}
+
+/** A tool's path item under a bundle's name: its operation's id, summary and description say the bundle's. */
+function renamed (item: Record<string, Record<string, unknown>>, named: NamedTool): Record<string, unknown> {
+  const { tool } = named
+  if (named.name === tool.id && named.description === tool.description) return item
+  const operation = item.post!
+  const description = String(operation.description)
+  return {
+    ...item,
+    post: {
+      ...operation,
+      operationId: named.name,
+      summary: firstSentenceOf(named.description),
+      // The generated description opens with the tool's own; the effects and flags after it stay.
+      description: description.startsWith(tool.description) ? named.description + description.slice(tool.description.length) : named.description,
+      'x-tool': tool.id,
+    },
   }
 }
 

@@ -5,6 +5,7 @@ import type { AnyTool } from '../core/tool.js'
 /** One entry of `GET /tools`: everything a caller or a model needs to choose and call a tool. */
 export const ToolListingSchema = z.object({
   id: z.string(),
+  name: z.string().optional().describe('In a bundle that names the tool otherwise: the name to call it by there (`description` is the bundle\'s too); absent: its id'),
   kind: z.string(),
   description: z.string(),
   shortDescription: z.string(),
@@ -67,8 +68,13 @@ export function listingOf (tool: AnyTool, defaultTimeoutMs: number): ToolListing
 /** `shortDescription`, else the description's first sentence. */
 export function summaryOf (tool: AnyTool): string {
   if (tool.shortDescription !== undefined) return tool.shortDescription
-  const first = /^(.+?[.!?])(\s|$)/s.exec(tool.description)
-  return (first?.[1] ?? tool.description).trim()
+  return firstSentenceOf(tool.description)
+}
+
+/** A description's first sentence (the whole of it when it has no sentence end). */
+export function firstSentenceOf (text: string): string {
+  const first = /^(.+?[.!?])(\s|$)/s.exec(text)
+  return (first?.[1] ?? text).trim()
 }
 
 /** How the effects read for a person: "Effects: financial, irreversible." or "(none declared)". */

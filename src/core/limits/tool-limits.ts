@@ -39,7 +39,9 @@ export function toolLimitsOf (id: string, value: unknown, inputSchema: ToolSchem
 }
 
 /** A zod issue as a message: an unknown key names itself. */
-export function issueText (issue: { readonly code: string, readonly message: string, readonly keys?: readonly string[] }): string {
+export function issueText (issue: { readonly code: string, readonly message: string, readonly keys?: readonly string[], readonly issues?: ReadonlyArray<{ readonly message: string }> }): string {
   if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')}`
+  // A record's key that is not of its shape: what the shape is, not zod's "Invalid key in record".
+  if (issue.code === 'invalid_key' && issue.issues?.[0] !== undefined) return `not ${issue.issues[0].message}`
   return issue.message
 }

@@ -13,10 +13,10 @@ export interface BundleProblem {
 }
 
 /** The tools a bundle holds in one catalog version, as the bundle names them. */
-export interface BundleMembers {
+export interface BundleMembers<App = unknown> {
   /** In catalog order. */
-  readonly all: readonly NamedTool[]
-  readonly byName: ReadonlyMap<string, NamedTool>
+  readonly all: readonly NamedTool<App>[]
+  readonly byName: ReadonlyMap<string, NamedTool<App>>
 }
 
 /**
@@ -33,7 +33,7 @@ export class Bundle {
   readonly #aliases: BundleDeclaration['aliases']
   readonly #scopes: readonly string[]
   readonly #allow: Rule | boolean | undefined
-  readonly #members = new WeakMap<readonly AnyTool[], BundleMembers>()
+  readonly #members = new WeakMap<readonly AnyTool[], BundleMembers<never>>()
 
   /** `where`: how errors name it (`upstreams file F: bundles.NAME`). Throws a `ConfigError` for an `allow` that does not compile. */
   constructor (name: string, declaration: BundleDeclaration, where: string) {
@@ -59,11 +59,11 @@ export class Bundle {
    * version serves: resolved once per version). An alias's name wins over a tool's own id: a
    * tool added later under an alias's name is not in the bundle (the reload check refuses it).
    */
-  membersOf (tools: readonly AnyTool[]): BundleMembers {
-    let members = this.#members.get(tools)
+  membersOf<App> (tools: readonly AnyTool<App>[]): BundleMembers<App> {
+    let members = this.#members.get(tools) as BundleMembers<App> | undefined
     if (members === undefined) {
       const named = tools.filter(tool => this.#globs.some(glob => glob.test(tool.id))).map(tool => this.#named(tool))
-      const byName = new Map<string, NamedTool>()
+      const byName = new Map<string, NamedTool<App>>()
       for (const entry of named) if (entry.name !== entry.tool.id) byName.set(entry.name, entry)
       for (const entry of named) if (!byName.has(entry.name)) byName.set(entry.name, entry)
       const all = named.filter(entry => byName.get(entry.name) === entry)
@@ -101,7 +101,7 @@ export class Bundle {
     return problems
   }
 
-  #named (tool: AnyTool): NamedTool {
+  #named<App> (tool: AnyTool<App>): NamedTool<App> {
     const alias = Object.hasOwn(this.#aliases, tool.id) ? this.#aliases[tool.id] : undefined
     if (alias === undefined) return ownNameOf(tool)
     return Object.freeze({ name: alias.name ?? tool.id, description: alias.description ?? tool.description, tool })

@@ -8,7 +8,7 @@ import { TOOL_ID } from '../../core/define-tool.js'
  */
 
 /** A bundle's name is a path segment of its addresses: lowercase, digits, `_` and `-`. */
-export const BUNDLE_NAME = /^[a-z][a-z0-9_-]{0,63}$/
+const BUNDLE_NAME = /^[a-z][a-z0-9_-]{0,63}$/
 
 /** Ids or globs of them, as the file's `tools` and `limits` take them. */
 const TOOL_PATTERN = /^[a-z0-9_*?]+$/
@@ -19,7 +19,7 @@ const AliasSchema = z.object({
   description: z.string().trim().min(1).max(4096).optional(),
 }).strict().refine(alias => alias.name !== undefined || alias.description !== undefined, 'an alias gives a name, a description, or both')
 
-export const BundleDeclarationSchema = z.object({
+const BundleDeclarationSchema = z.object({
   description: z.string().trim().min(1).max(4096),
   /** Tool ids and globs over local and upstream tools; each must match one when checked. */
   tools: z.array(z.string().regex(TOOL_PATTERN, 'a tool id or a glob of them (lowercase letters, digits, _, * and ?)')).min(1).max(1_000),

@@ -1,4 +1,4 @@
-import type { BundleSet } from './bundle-set.js'
+import { BundleSet } from './bundle-set.js'
 
 /**
  * The bundles serving now, and how a reload reads them again: the upstreams file is read
@@ -20,4 +20,10 @@ export class LiveBundles {
   install (next: BundleSet): void {
     this.#current = next
   }
+}
+
+/** A gateway without an upstreams file has no bundles (its `/bundles` lists none). */
+export function noBundles (): LiveBundles {
+  const none = new BundleSet({}, 'no upstreams file')
+  return new LiveBundles(none, () => none)
 }

@@ -1,5 +1,6 @@
 import type { AnyTool } from '../../core/tool.js'
-import { mcpToolOf, takesObjectInput } from '../mcp/tool-spec.js'
+import type { NamedTool } from '../../core/bundles/named-tool.js'
+import { mcpToolAs, takesObjectInput } from '../mcp/tool-spec.js'
 import { effectsText, listingOf } from '../tool-listing.js'
 import type { NameMap, SpecFormat } from './names.js'
 import { NotStrictable, strictSchemaOf } from './strict-schema.js'
@@ -17,12 +18,13 @@ export interface SpecOptions {
  * Messages (`anthropic`), Gemini `generateContent` (`gemini`), or MCP's `tools/list` result.
  * The same listing feeds every format, so the JSON Schemas are the REST route's.
  */
-export function specsOf (format: SpecFormat, all: readonly AnyTool[], options: SpecOptions): { tools: Array<Record<string, unknown>> } {
-  const tools = all.filter(tool => takesObjectInput(tool, options.defaultTimeoutMs))
-  if (format === 'mcp') return { tools: tools.map(tool => ({ ...mcpToolOf(tool, options.defaultTimeoutMs) })) }
-  const entries = tools.map(tool => {
+export function specsOf (format: SpecFormat, all: readonly NamedTool[], options: SpecOptions): { tools: Array<Record<string, unknown>> } {
+  const tools = all.filter(named => takesObjectInput(named.tool, options.defaultTimeoutMs))
+  if (format === 'mcp') return { tools: tools.map(named => ({ ...mcpToolAs(named, options.defaultTimeoutMs) })) }
+  const entries = tools.map(({ name, description, tool }) => {
     const listing = listingOf(tool, options.defaultTimeoutMs)
-    return { name: options.names.toName.get(tool.id) ?? tool.id, description: modelDescriptionOf(tool), schema: listing.inputSchema }
+    // A bundle's alias is a tool id's shape, which every provider takes as it is.
+    return { name: name !== tool.id ? name : options.names.toName.get(tool.id) ?? tool.id, description: modelDescriptionOf(tool, description), schema: listing.inputSchema }
   })
   switch (format) {
     case 'openai': return { tools: entries.map(e => ({ type: 'function', function: { name: e.name, description: e.description, ...parametersOf(e.schema, options.strict) } })) }
@@ -33,8 +35,8 @@ export function specsOf (format: SpecFormat, all: readonly AnyTool[], options: S
 }
 
 /** A tool that changes state says what it may do: the model reads its effects (a signal, never a gate). */
-function modelDescriptionOf (tool: AnyTool): string {
-  return tool.isReadOnly ? tool.description : `${tool.description}\n\n${effectsText(tool)}`
+function modelDescriptionOf (tool: AnyTool, description: string): string {
+  return tool.isReadOnly ? description : `${description}\n\n${effectsText(tool)}`
 }
 
 /** OpenAI's `parameters` and `strict`: a schema with no strict form goes out with `strict: false`. */
