@@ -18,8 +18,9 @@ import { jsonWithin } from '../../src/services/calls/json-within.js'
 import { GatewayCalls, logsOf } from '../../src/services/calls/gateway-calls.js'
 import { openAuditTrail } from '../../src/services/audit/open.js'
 import { problemOf } from '../../plugins/http/problem.js'
-import { ownNameOf } from '../../src/core/bundles/named-tool.js'
-import { EXIT, type Command } from '../command.js'
+import { bundleView, catalogView, visibleOf, type ToolView } from '../../src/services/bundles/tool-view.js'
+import type { Upstreams } from '../../src/services/upstreams/upstreams.js'
+import { EXIT, UsageError, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 
 /** Whoever launched the process: a desktop host acting for its user. Rules may still name it. */
@@ -37,14 +38,16 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
 
   --upstreams FILE   also serve the tools of the MCP servers and HTTP services in FILE
                      (UPSTREAMS_FILE), as toolgate serve does; servers it starts are stopped
-                     when this process ends`,
-  options: { upstreams: { type: 'string' } },
+                     when this process ends
+  --bundle NAME      serve only the bundle NAME of the upstreams file, under its names`,
+  options: { upstreams: { type: 'string' }, bundle: { type: 'string' } },
   async run (args) {
     // Info until the settings are read (an upstream may speak before), then LOG_LEVEL.
     let level = 'info'
     const log = stderrLogger(() => level)
     const { config, local, tools, upstreams } = await configAndTools(args, log)
     level = config.logLevel
+    const view = viewOf(args.values.bundle, upstreams, tools)
     // With REDIS_URL, approvals live where the HTTP gateways' approvers decide them.
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl, { down: error => { log.warn({ err: String(error) }, 'redis unreachable') } })
     if (redis !== undefined && !await whenReady(redis, 2_000)) log.warn({}, 'redis not reachable at start-up; continuing')
@@ -84,16 +87,18 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
 
     const callerOf = (cancelled: CancelSignal | undefined, notify: (json: string) => void, elicit: Elicit | undefined): McpCaller => {
       const app: GatewayApp = { principal: LOCAL, requestId: newId(), domain: LOCAL.id, log, gateway: facts }
-      const origin = { app, source: LOCAL.id, transport: MCP_TRANSPORT, contentBlocks: true, isPermitted: permitted }
+      const origin = { app, source: LOCAL.id, transport: MCP_TRANSPORT, bundle: view.bundle?.name, contentBlocks: true, isPermitted: permitted }
       return {
         principalId: LOCAL.id,
-        tools: () => catalog.active(app).filter(permitted).map(ownNameOf),
-        get: name => { const tool = catalog.get(name); return tool === undefined ? undefined : ownNameOf(tool) },
+        tools: () => visibleOf(view, catalog.current, app, permitted),
+        get: name => view.get(catalog.current, name),
         invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),
         notify,
         elicit,
         get features () {
+          // A bundle is a set of tools: the upstreams' resources and prompts are served without --bundle.
+          if (view.bundle !== undefined) return undefined
           return upstreams?.features.forCaller(LOCAL, permitted, async ({ tool, input }) => await calls.call(origin, { toolId: tool.id, input, signal: cancelled }, tool), error => problemOf(error, app.requestId))
         },
       }
@@ -108,6 +113,21 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
     redis?.disconnect()
     return EXIT.ok
   },
+}
+
+/**
+ * The tools this server serves: every tool, or the bundle `name` of the upstreams file
+ * (checked over the tools as `serve` checks it; one the stdio principal may not use is refused).
+ */
+function viewOf (name: string | boolean | undefined, upstreams: Upstreams | undefined, tools: readonly AnyTool[]): ToolView<GatewayApp> {
+  if (typeof name !== 'string') return catalogView()
+  if (upstreams === undefined) throw new UsageError('--bundle needs an upstreams file (--upstreams or UPSTREAMS_FILE): bundles are declared there')
+  const bundles = upstreams.bundles.current
+  bundles.check(tools, upstreams.complete)
+  const bundle = bundles.get(name)
+  if (bundle === undefined) throw new UsageError(`no bundle "${name}" in ${bundles.where}${bundles.size === 0 ? '' : ` (it declares ${bundles.list().map(b => b.name).join(', ')})`}`)
+  if (!bundle.mayUse(LOCAL)) throw new UsageError(`bundle "${name}" is not open to the stdio principal (its scopes or allow refuse it)`)
+  return bundleView(bundle)
 }
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal']

@@ -18,7 +18,8 @@ import { CallHeaders, CallQuery, ProviderSpecs, SpecQuery } from '../tools/call-
 import { optionsValidator } from '../tools/call-options.js'
 import { gatewayAppOf } from '../tools/gateway-app.js'
 import { RestCalls } from '../tools/rest-calls.js'
-import { bundleFor, bundleView, visibleIn } from './tool-view.js'
+import { bundleFor, visibleIn } from './tool-view.js'
+import { bundleView, type ToolView } from '../../src/services/bundles/tool-view.js'
 
 export interface BundleRoutesOptions {
   readonly bundles: LiveBundles
@@ -53,8 +54,8 @@ export async function bundleRoutes (parent: FastifyInstance, options: BundleRout
   const timeout = catalog.options.defaultTimeoutMs
   app.removeContentTypeParser(['text/plain'])
   const rest = new RestCalls(app, { calls, facts, traceCall: options.traceCall })
-  const visible = (request: FastifyRequest, bundle: string): { readonly named: NamedTool<GatewayApp>[], readonly view: ReturnType<typeof bundleView> } => {
-    const view = bundleView(bundleFor(request, bundles, bundle))
+  const visible = (request: FastifyRequest, bundle: string): { readonly named: NamedTool<GatewayApp>[], readonly view: ToolView<GatewayApp> } => {
+    const view = bundleView<GatewayApp>(bundleFor(request, bundles, bundle))
     return { view, named: visibleIn(view, app, request, catalog.current, gatewayAppOf(request, facts)) }
   }
   const base = `${app.prefix}/bundles`
@@ -117,7 +118,7 @@ export async function bundleRoutes (parent: FastifyInstance, options: BundleRout
     serializerCompiler: () => data => JSON.stringify(data),
   }, async (request, reply) => {
     const { bundle, name } = request.params as { bundle: string, name: string }
-    const view = bundleView(bundleFor(request, bundles, bundle))
+    const view = bundleView<GatewayApp>(bundleFor(request, bundles, bundle))
     const named = view.get(catalog.current, name)
     // A tool outside the bundle is unknown here, exactly as one that does not exist.
     if (named === undefined) throw new GatewayError('TOOLGATE_NOT_FOUND', `no tool "${name}" in bundle "${bundle}"`)

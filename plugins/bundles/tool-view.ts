@@ -1,50 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ownNameOf, type NamedTool } from '../../src/core/bundles/named-tool.js'
+import type { NamedTool } from '../../src/core/bundles/named-tool.js'
 import type { GatewayApp } from '../../src/core/app-context.js'
 import { GatewayError, type ToolSet } from '../../src/index.js'
 import type { Bundle } from '../../src/services/bundles/bundle.js'
 import type { LiveBundles } from '../../src/services/bundles/live-bundles.js'
-
-/**
- * The tools one address serves, as it names them: the whole catalog under the tools' own ids,
- * or one bundle's tools under its names. Every face (REST, MCP, the documents, the exports)
- * reads its tools through a view, so a bundle's address is the same face over fewer tools.
- */
-export interface ToolView {
-  /** The bundle this address serves (absent: the whole catalog). */
-  readonly bundle?: Bundle
-  /** Every tool the address serves in `set`, one array per catalog version. */
-  all (set: ToolSet<GatewayApp>): readonly NamedTool<GatewayApp>[]
-  /** The tool served under `name` in `set`, active for the caller or not (the pipeline checks). */
-  get (set: ToolSet<GatewayApp>, name: string): NamedTool<GatewayApp> | undefined
-}
-
-const ownNames = new WeakMap<ToolSet<GatewayApp>, readonly NamedTool<GatewayApp>[]>()
-
-/** The whole catalog, under the tools' own ids. */
-export const CATALOG_VIEW: ToolView = {
-  all (set) {
-    let named = ownNames.get(set)
-    if (named === undefined) {
-      named = set.tools.map(ownNameOf)
-      ownNames.set(set, named)
-    }
-    return named
-  },
-  get (set, name) {
-    const tool = set.get(name)
-    return tool === undefined ? undefined : ownNameOf(tool)
-  },
-}
-
-/** One bundle's tools under the bundle's names. */
-export function bundleView (bundle: Bundle): ToolView {
-  return {
-    bundle,
-    all: set => bundle.membersOf(set.tools).all,
-    get: (set, name) => bundle.membersOf(set.tools).byName.get(name),
-  }
-}
+import { visibleOf, type ToolView } from '../../src/services/bundles/tool-view.js'
 
 /**
  * The bundle `name` for this request's caller: one it may not use answers exactly as one that
@@ -57,8 +17,7 @@ export function bundleFor (request: FastifyRequest, bundles: LiveBundles | undef
 }
 
 /** The view's tools this request's caller may call: active for its app, and permitted by the rules. */
-export function visibleIn (view: ToolView, scope: FastifyInstance, request: FastifyRequest, set: ToolSet<GatewayApp>, app: GatewayApp): NamedTool<GatewayApp>[] {
+export function visibleIn (view: ToolView<GatewayApp>, scope: FastifyInstance, request: FastifyRequest, set: ToolSet<GatewayApp>, app: GatewayApp): NamedTool<GatewayApp>[] {
   const { id } = request.principal
-  const active = new Set(set.active(app))
-  return view.all(set).filter(named => active.has(named.tool) && scope.isPermitted(id, named.tool.id))
+  return visibleOf(view, set, app, tool => scope.isPermitted(id, tool.id))
 }

@@ -27,7 +27,8 @@ import { gatewayAppOf, permitFor } from '../tools/gateway-app.js'
 import { problemOf } from '../http/problem.js'
 import type { NamedTool } from '../../src/core/bundles/named-tool.js'
 import type { LiveBundles } from '../../src/services/bundles/live-bundles.js'
-import { bundleFor, bundleView, CATALOG_VIEW, visibleIn, type ToolView } from '../bundles/tool-view.js'
+import { bundleFor, visibleIn } from '../bundles/tool-view.js'
+import { bundleView, catalogView, type ToolView } from '../../src/services/bundles/tool-view.js'
 
 export interface McpOptions {
   /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
@@ -90,7 +91,7 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
     })
   })
 
-  const serve = async (request: FastifyRequest, reply: FastifyReply, view: ToolView): Promise<unknown> => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply, view: ToolView<GatewayApp>): Promise<unknown> => {
     if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) {
       return await sendRpc(reply, 403, errorText(null, JSON_RPC.invalidRequest, 'origin not allowed'), false)
     }
@@ -136,11 +137,11 @@ export async function mcpRoutes (app: FastifyInstance, options: McpOptions): Pro
       if (cancel !== undefined) cancellations.close(cancel)
     }
   }
-  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => await serve(request, reply, CATALOG_VIEW))
+  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => await serve(request, reply, catalogView<GatewayApp>()))
   // A bundle's own endpoint: the same server over the bundle's tools, under the bundle's names.
   app.post(`${MCP_PATH}/:bundle`, { schema: { hide: true }, bodyLimit: options.bodyLimit }, async (request, reply) => {
     const { bundle } = request.params as { bundle: string }
-    return await serve(request, reply, bundleView(bundleFor(request, options.bundles, bundle)))
+    return await serve(request, reply, bundleView<GatewayApp>(bundleFor(request, options.bundles, bundle)))
   })
 
 }
@@ -163,7 +164,7 @@ class HttpCaller implements McpCaller {
     /** The JSON-RPC method answered (for the span of a resource read or prompt get). */
     readonly method: string,
     /** The tools this endpoint serves: the catalog's, or a bundle's. */
-    readonly view: ToolView,
+    readonly view: ToolView<GatewayApp>,
   ) {
     this.#app = gatewayAppOf(request, options.facts)
     this.principalId = request.principal.id
