@@ -194,7 +194,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       features: upstreams?.features,
       bundles,
     })
-    await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents })
+    await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents, docsUi: config.docs })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     await scope.register(limitRoutes, { catalog, facts })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })

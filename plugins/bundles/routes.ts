@@ -19,6 +19,7 @@ import { optionsValidator } from '../tools/call-options.js'
 import { gatewayAppOf } from '../tools/gateway-app.js'
 import { RestCalls } from '../tools/rest-calls.js'
 import { bundleFor, visibleIn } from './tool-view.js'
+import { callerDocs } from '../openapi/caller-docs.js'
 import { bundleView, type ToolView } from '../../src/services/bundles/tool-view.js'
 
 export interface BundleRoutesOptions {
@@ -28,6 +29,8 @@ export interface BundleRoutesOptions {
   readonly bodyLimit: number
   readonly traceCall?: CallTracer
   readonly documents: ToolDocuments
+  /** Serve each bundle's Swagger UI at `/bundles/{bundle}/docs`, as the catalog's at `/docs`. */
+  readonly docsUi: boolean
 }
 
 const BundleParams = z.object({ bundle: z.string().max(64) })
@@ -126,13 +129,19 @@ export async function bundleRoutes (parent: FastifyInstance, options: BundleRout
     return await rest.call(named.tool, request, reply, bundle)
   })
 
-  app.get('/bundles/:bundle/openapi.json', { schema: { hide: true } }, async (request, reply) => {
-    requireScope(request.principal, SCOPES.read)
-    const { bundle } = request.params as { bundle: string }
-    const { view, named } = visible(request, bundle)
-    const text = documents.views(catalog.current).bundleJson(view.bundle!, named, name => `${base}/${bundle}/tools/${name}`)
-    return await reply.type('application/json; charset=utf-8').send(text)
-  })
+  // Its document and docs page, as the catalog's are served (and published with DOCS_PUBLIC).
+  await app.register(async scope => {
+    await scope.register(callerDocs, {
+      documentOf: (request, whole) => {
+        const { bundle } = request.params as { bundle: string }
+        const set = catalog.current
+        const view = bundleView<GatewayApp>(bundleFor(request, bundles, bundle))
+        const named = whole ? view.all(set) : visibleIn(view, app, request, set, gatewayAppOf(request, facts))
+        return documents.views(set).bundleJson(view.bundle!, named, name => `${base}/${bundle}/tools/${name}`)
+      },
+      ui: options.docsUi,
+    })
+  }, { prefix: '/bundles/:bundle' })
 
   /** The tool a bundle's call route names (for rate limits and early failures): its id, not its name in the bundle. */
   function toolIdIn (request: FastifyRequest): string | undefined {

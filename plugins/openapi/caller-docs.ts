@@ -2,7 +2,6 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SCOPES } from '../../src/core/app-context.js'
 import { PUBLIC_READER, requireScope } from '../../src/services/auth/index.js'
-import type { DocumentViews } from '../../src/services/document-views.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,10 +15,11 @@ declare module 'fastify' {
 
 export interface CallerDocsOptions {
   /**
-   * The document views of the catalog version serving this request, and the ids of its tools
-   * the caller may call, as `GET /tools` lists them: one version for both.
+   * The document (JSON) of the catalog version serving this request as the caller may see it,
+   * its tools as `GET /tools` lists them (one version for both); `whole`: all of it, for the
+   * reader of a published document (`DOCS_PUBLIC`).
    */
-  readonly viewOf: (request: FastifyRequest) => { readonly views: DocumentViews, readonly visibleToolIds: () => string[] }
+  readonly documentOf: (request: FastifyRequest, whole: boolean) => string
   /** Serve the Swagger UI at /docs. */
   readonly ui: boolean
 }
@@ -36,10 +36,9 @@ export interface CallerDocsOptions {
  */
 export async function callerDocs (app: FastifyInstance, options: CallerDocsOptions): Promise<void> {
   const documentFor = (request: FastifyRequest): string => {
-    const { views, visibleToolIds } = options.viewOf(request)
-    if (request.principal === PUBLIC_READER) return views.fullJson()
+    if (request.principal === PUBLIC_READER) return options.documentOf(request, true)
     requireScope(request.principal, SCOPES.read)
-    return views.json(visibleToolIds())
+    return options.documentOf(request, false)
   }
   // Every route of this scope says who may reach it without credentials (read by admission).
   app.addHook('onRoute', route => {

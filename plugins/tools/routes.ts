@@ -63,9 +63,10 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
 
   // The document and its UI, per caller, behind this scope's authentication.
   await app.register(callerDocs, {
-    viewOf: request => {
+    documentOf: (request, whole) => {
       const set = catalog.current
-      return { views: documents.views(set), visibleToolIds: () => visibleTools(request, set).map(tool => tool.id) }
+      const views = documents.views(set)
+      return whole ? views.fullJson() : views.json(visibleTools(request, set).map(tool => tool.id))
     },
     ui: options.docsUi ?? true,
   })
