@@ -1,10 +1,11 @@
-import { GatewayError } from '../../core/errors.js'
+import type { GatewayError } from '../../core/errors.js'
+import { invalidInput } from '../../core/input-issues.js'
 import { wordsOf } from './words.js'
 
 /** Longest query, in UTF-16 code units after trimming: a sentence, not a document. */
 export const MAX_QUERY_LENGTH = 256
 /** Most words a query may have: each word is one walk of the index, so this bounds the work. */
-export const MAX_QUERY_WORDS = 16
+const MAX_QUERY_WORDS = 16
 /** C0 and C1 controls besides tab, line feed and carriage return (whitespace here), and lone surrogates. */
 // Matching control characters is the point here.
 // eslint-disable-next-line no-control-regex
@@ -28,5 +29,5 @@ export function queryOf (raw: unknown, pointer = '/query'): string {
 }
 
 function invalid (pointer: string, message: string, code: string): GatewayError {
-  return new GatewayError('TOOLGATE_INVALID_INPUT', message, { errors: [{ pointer, message, code }] })
+  return invalidInput({ pointer, message, code })
 }
