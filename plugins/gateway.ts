@@ -183,6 +183,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
         approvalWaitMs: config.mcpApprovalWaitMs,
       },
       features: upstreams?.features,
+      discovery: config.mcpDiscovery === 'on',
     })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     await scope.register(limitRoutes, { catalog, facts })

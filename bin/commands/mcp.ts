@@ -18,7 +18,7 @@ import { jsonWithin } from '../../src/services/calls/json-within.js'
 import { GatewayCalls, logsOf } from '../../src/services/calls/gateway-calls.js'
 import { openAuditTrail } from '../../src/services/audit/open.js'
 import { problemOf } from '../../plugins/http/problem.js'
-import { ownNameOf } from '../../src/core/bundles/named-tool.js'
+import { ownNameOf, ownNamesOf } from '../../src/core/bundles/named-tool.js'
 import { EXIT, type Command } from '../command.js'
 import { configAndTools } from './load.js'
 
@@ -88,6 +88,8 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
       return {
         principalId: LOCAL.id,
         tools: () => catalog.active(app).filter(permitted).map(ownNameOf),
+        all: () => ownNamesOf(catalog.tools),
+        discovery: config.mcpDiscovery === 'on',
         get: name => { const tool = catalog.get(name); return tool === undefined ? undefined : ownNameOf(tool) },
         invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),

@@ -25,7 +25,7 @@ import { httpOptionsFound } from '../tools/call-options.js'
 import type { FoundOption } from '../../src/core/call-options.js'
 import { gatewayAppOf, permitFor } from '../tools/gateway-app.js'
 import { problemOf } from '../http/problem.js'
-import { ownNameOf, type NamedTool } from '../../src/core/bundles/named-tool.js'
+import { ownNameOf, ownNamesOf, type NamedTool } from '../../src/core/bundles/named-tool.js'
 
 export interface McpOptions {
   /** Where every call enters the pipeline and is finished, as over REST (its catalog is the one served). */
@@ -42,6 +42,8 @@ export interface McpOptions {
   readonly requestState: { readonly seal: () => Promise<RequestStateSeal>, readonly approvalWaitMs: number }
   /** The fronted MCP servers' resources and prompts (absent: the gateway fronts none). */
   readonly features?: UpstreamFeatures
+  /** Serve the catalog in discovery mode (`MCP_DISCOVERY=on`): search, describe and call instead of every tool. */
+  readonly discovery: boolean
 }
 
 export const MCP_PATH = '/mcp'
@@ -161,6 +163,14 @@ class HttpCaller implements McpCaller {
   tools (): NamedTool[] {
     const { id } = this.request.principal
     return this.options.calls.catalog.active(this.#app).filter(tool => this.scope.isPermitted(id, tool.id)).map(ownNameOf)
+  }
+
+  all (): readonly NamedTool[] {
+    return ownNamesOf(this.options.calls.catalog.tools)
+  }
+
+  get discovery (): boolean {
+    return this.options.discovery
   }
 
   get (name: string): NamedTool | undefined {

@@ -3,13 +3,13 @@ import type { NamedTool } from '../../core/bundles/named-tool.js'
 import { documentOf, FIELD_BOOSTS, FIELDS, type ToolDocument } from './fields.js'
 import { STOP_WORDS, wordsOf } from './words.js'
 
-export interface SearchHit {
+interface SearchHit {
   readonly named: NamedTool
   /** The engine's relevance (BM25 over the weighted fields); higher is better. */
   readonly score: number
 }
 
-export interface SearchOptions {
+interface SearchOptions {
   /** At most this many hits. */
   readonly limit: number
   /** Whether this caller may see the tool; a tool it may not is never a hit. */

@@ -7,7 +7,7 @@ const NOUNS = ['invoice', 'customer', 'ticket', 'file', 'calendar_event', 'messa
 const EFFECTS = [[], ['external'], ['irreversible'], ['financial', 'external'], ['affects-others']] as const
 
 /** `count` distinct tools with names, descriptions, effects and parameters drawn from a small vocabulary. */
-export function generatedTools (count: number): AnyTool[] {
+function generatedTools (count: number): AnyTool[] {
   return Array.from({ length: count }, (_, i) => {
     const verb = VERBS[i % VERBS.length]!
     const noun = NOUNS[Math.floor(i / VERBS.length) % NOUNS.length]!
