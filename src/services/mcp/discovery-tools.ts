@@ -24,7 +24,7 @@ const SEARCH_SPEC = {
   inputSchema: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What the tool should do, in a few words (at most 16).' },
+      query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What the tool should do, in a few words (at most 32).' },
       limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default, description: 'How many tools to return at most.' },
     },
     required: ['query'],

@@ -4,8 +4,11 @@ import { wordsOf } from './words.js'
 
 /** Longest query, in UTF-16 code units after trimming: a sentence, not a document. */
 export const MAX_QUERY_LENGTH = 256
-/** Most words a query may have: each word is one walk of the index, so this bounds the work. */
-const MAX_QUERY_WORDS = 16
+/**
+ * Most words a query may have: each distinct word is one bounded walk of the index, so this
+ * bounds the work; a task said in one plain sentence runs to some twenty words.
+ */
+const MAX_QUERY_WORDS = 32
 /** C0 and C1 controls besides tab, line feed and carriage return (whitespace here), and lone surrogates. */
 // Matching control characters is the point here.
 // eslint-disable-next-line no-control-regex
@@ -13,7 +16,7 @@ const REFUSED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u
 
 /**
  * A search query as a caller sent it, checked: a string of 1 to 256 characters after trimming,
- * well-formed Unicode without control characters, with at least one and at most 16 words.
+ * well-formed Unicode without control characters, with at least one and at most 32 words.
  * Anything else is a 400 (`TOOLGATE_INVALID_INPUT`) naming `pointer`, before the index is touched.
  */
 export function queryOf (raw: unknown, pointer = '/query'): string {

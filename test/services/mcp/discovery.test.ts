@@ -104,7 +104,7 @@ describe('discovery mode', () => {
 
   it.each([
     ['an empty query', 'search_tools', { query: ' ' }, '/query'],
-    ['a query of 17 words', 'search_tools', { query: 'word '.repeat(17) }, '/query'],
+    ['a query of 33 words', 'search_tools', { query: 'word '.repeat(33) }, '/query'],
     ['a limit of 0', 'search_tools', { query: 'refund', limit: 0 }, '/limit'],
     ['an unknown argument', 'search_tools', { querry: 'refund' }, '/querry'],
     ['a describe without a name', 'describe_tool', {}, '/name'],

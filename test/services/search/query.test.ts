@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { GatewayError } from '../../../src/core/errors.js'
 import { queryOf } from '../../../src/services/search/query.js'
 import { toolSearchOf } from '../../../src/services/search/tool-search.js'
-import { namedTools } from './generated-tools.js'
+import { namedTools } from '../../../bench/generated-tools.js'
 
 function refusal (raw: unknown): GatewayError {
   try {
@@ -25,7 +25,7 @@ describe('a search query', () => {
     ['empty', '   ', 'too_small'],
     ['without words', '?!? ...', 'too_small'],
     ['over 256 characters', 'a'.repeat(257), 'too_big'],
-    ['over 16 words', Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '), 'too_big'],
+    ['over 32 words', Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '), 'too_big'],
     ['with a control character', 'send\u0000invoice', 'invalid_string'],
     ['with a lone surrogate', 'send \ud800 invoice', 'invalid_string'],
   ])('is refused %s: a 400 naming the query', (_, raw, code) => {
@@ -40,10 +40,10 @@ describe('a search query', () => {
     const everyone = (): boolean => true
     search.search('warm up', { limit: 5, visible: everyone })
     const hostile = [
-      Array.from({ length: 16 }, () => 'abcdefghijklmno').join(' ').slice(0, 256),
+      Array.from({ length: 32 }, (_, i) => `invo${String(i).padStart(2, '0')}e`).join(' '),
       '.*(a+)+$ [^x]{1,99} \\d+ (?=y) '.repeat(2).trim(),
       Array.from({ length: 16 }, (_, i) => 'abcdefghijklmnop'[i]! + 'xx').join(' '),
-      'invoice '.repeat(16).trim(),
+      'invoice '.repeat(32).trim(),
       'Ωμέγα 数据 ﷽ 🧪🧪🧪 e\u0301e\u0301 ᚠᛇᚻ',
       'x'.repeat(256),
     ]
