@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { toolSearchOf } from '../../../src/services/search/tool-search.js'
-import { namedTools } from './generated-tools.js'
+import { namedTools } from '../../../bench/generated-tools.js'
 
 describe('tool search latency', () => {
   it('answers in milliseconds over 5,000 tools', () => {

@@ -4,7 +4,7 @@ import type { NamedTool } from '../../../src/core/bundles/named-tool.js'
 import { toolSearchOf } from '../../../src/services/search/tool-search.js'
 import { queryOf } from '../../../src/services/search/query.js'
 import { GatewayError } from '../../../src/core/errors.js'
-import { namedTools } from './generated-tools.js'
+import { namedTools } from '../../../bench/generated-tools.js'
 
 const TIMEOUT = 120_000
 const entries = namedTools(300)

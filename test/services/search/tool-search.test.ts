@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../src/index.js'
 import { ownNameOf, type NamedTool } from '../../../src/core/bundles/named-tool.js'
 import { toolSearchOf } from '../../../src/services/search/tool-search.js'
-import { namedTools } from './generated-tools.js'
+import { namedTools } from '../../../bench/generated-tools.js'
 
 const TIMEOUT = 120_000
 const everyone = (): boolean => true

@@ -1,6 +1,12 @@
 import { z } from 'zod'
-import { defineTool, type AnyTool } from '../../../src/index.js'
-import { ownNameOf, type NamedTool } from '../../../src/core/bundles/named-tool.js'
+import { defineTool, type AnyTool } from '../src/index.js'
+import { ownNameOf, type NamedTool } from '../src/core/bundles/named-tool.js'
+
+/*
+ * Tools made up for measuring search at scale (bench/discovery.ts, test/services/search): no
+ * catalog of 5,000 real tools is at hand, so names, descriptions, effects and parameters are
+ * drawn from a small vocabulary, which makes many near-ties: the search's hard case.
+ */
 
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'search', 'send', 'archive', 'export', 'sync']
 const NOUNS = ['invoice', 'customer', 'ticket', 'file', 'calendar_event', 'message', 'repository', 'deployment', 'metric', 'contact', 'order', 'report']
