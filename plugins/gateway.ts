@@ -193,6 +193,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       },
       features: upstreams?.features,
       bundles,
+      discovery: config.mcpDiscovery === 'on',
     })
     await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents, docsUi: config.docs })
     await scope.register(intentRoutes, { calls, facts, traceCall })

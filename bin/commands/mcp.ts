@@ -91,6 +91,8 @@ stderr; stdout carries MCP messages only. The process ends when stdin closes.
       return {
         principalId: LOCAL.id,
         tools: () => visibleOf(view, catalog.current, app, permitted),
+        all: () => view.all(catalog.current),
+        discovery: view.bundle?.discovery ?? config.mcpDiscovery === 'on',
         get: name => view.get(catalog.current, name),
         invoke: async (toolId, input, call) => await calls.call(origin, { ...call, toolId, input, signal: cancelled }),
         problemOf: error => problemOf(error, app.requestId),

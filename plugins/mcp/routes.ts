@@ -47,6 +47,8 @@ export interface McpOptions {
   readonly features?: UpstreamFeatures
   /** The operator's bundles, each served at `/mcp/{name}`. */
   readonly bundles: LiveBundles
+  /** Serve the catalog in discovery mode (`MCP_DISCOVERY=on`): search, describe and call instead of every tool. */
+  readonly discovery: boolean
 }
 
 export const MCP_PATH = '/mcp'
@@ -173,6 +175,15 @@ class HttpCaller implements McpCaller {
 
   tools (): NamedTool[] {
     return visibleIn(this.view, this.scope, this.request, this.options.calls.catalog.current, this.#app)
+  }
+
+  all (): readonly NamedTool[] {
+    return this.view.all(this.options.calls.catalog.current)
+  }
+
+  /** A bundle says for its own endpoint; the whole catalog's follows `MCP_DISCOVERY`. */
+  get discovery (): boolean {
+    return this.view.bundle?.discovery ?? this.options.discovery
   }
 
   get (name: string): NamedTool | undefined {

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { InputIssue } from './errors.js'
+import { GatewayError, type InputIssue } from './errors.js'
 import type { StandardSchemaV1 } from './standard-schema.js'
 
 /** RFC 6901: `~` and `/` inside a segment are escaped. */
@@ -23,4 +23,9 @@ export function fromStandardIssue (issue: StandardSchemaV1.Issue): InputIssue {
     message: typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'invalid value',
     code: typeof code === 'string' ? code : typeof type === 'string' ? type : 'invalid',
   }
+}
+
+/** The 400 a caller gets for these issues of what it sent: the detail says them all, `errors` lists each at its pointer. */
+export function invalidInput (...issues: readonly InputIssue[]): GatewayError {
+  return new GatewayError('TOOLGATE_INVALID_INPUT', issues.map(issue => issue.message).join('; '), { errors: issues })
 }

@@ -183,6 +183,8 @@ export const ConfigSchema = z.object({
    * shared through Redis when the gateway has one, so that any replica opens any replica's state.
    */
   mcpStateSecret: z.string().min(32, 'at least 32 characters of high-entropy secret').optional(),
+  /** Serve the catalog's MCP endpoint (and `toolgate mcp`) in discovery mode: search, describe and call instead of every tool. */
+  mcpDiscovery: z.enum(['off', 'on']).default('off'),
   /** Seals upstream tokens shared in Redis: 32-byte keys in base64, comma-separated, the sealing one first. */
   credentialsKey: z.string().min(1).optional(),
   /** The gateway's PKCS#8 PEM key for the JWTs it signs for upstreams (`auth.type: identity` with `jwt`). */
@@ -225,7 +227,7 @@ export const ENV_KEYS: Record<string, keyof Config> = {
   APPROVAL_WEBHOOK_URL: 'approvalWebhookUrls', APPROVAL_WEBHOOK_SECRET: 'approvalWebhookSecret', APPROVAL_WEBHOOK_INPUT: 'approvalWebhookInput',
   APPROVAL_WEBHOOK_ATTEMPTS: 'approvalWebhookAttempts', APPROVAL_WEBHOOK_BACKOFF_MS: 'approvalWebhookBackoffMs', APPROVAL_WEBHOOK_TIMEOUT_MS: 'approvalWebhookTimeoutMs',
   SLOT_LEASE_MS: 'slotLeaseMs', CONCURRENCY_STORE: 'concurrencyStore',
-  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret',
+  MCP_ALLOWED_ORIGINS: 'mcpAllowedOrigins', MCP_APPROVAL_WAIT_MS: 'mcpApprovalWaitMs', MCP_STATE_SECRET: 'mcpStateSecret', MCP_DISCOVERY: 'mcpDiscovery',
   CREDENTIALS_KEY: 'credentialsKey', UPSTREAM_SIGNING_KEY: 'upstreamSigningKey',
   AUDIT_LOG: 'auditLog', AUDIT_LOG_INPUTS: 'auditLogInputs', AUDIT_BUFFER_LINES: 'auditBufferLines',
   AUDIT_FLUSH_MS: 'auditFlushMs', AUDIT_FSYNC: 'auditFsync',

@@ -17,13 +17,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const clients: Client[] = []
 afterEach(async () => { await Promise.all(clients.splice(0).map(async client => { await client.close() })) })
 
-async function stdioClient (): Promise<{ client: Client, stderr: () => string }> {
+async function stdioClient (env: Record<string, string> = {}): Promise<{ client: Client, stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['dist/bin/toolgate.js', 'mcp', 'test/fixtures/mcp-stdio-tools'],
     cwd: root,
     stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
   })
   let err = ''
   transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
@@ -41,6 +41,14 @@ describe('toolgate mcp: MCP over stdio with the official SDK client', { timeout:
     expect(tools.map(tool => tool.name)).toEqual(['echo', 'delete_file', 'hang', 'wait_for_abort', 'count'])
     expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false })
     expect(tools[0]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
+  })
+
+  it('serves discovery mode with MCP_DISCOVERY=on: three tools listed, a tool found and called through them', async () => {
+    const { client } = await stdioClient({ MCP_DISCOVERY: 'on' })
+    expect((await client.listTools()).tools.map(tool => tool.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'echo', limit: 1 } })
+    expect(found.structuredContent).toMatchObject({ tools: [{ name: 'echo' }] })
+    expect((await client.callTool({ name: 'call_tool', arguments: { name: 'echo', arguments: { text: 'hey' } } })).structuredContent).toEqual({ text: 'hey', length: 3 })
   })
 
   it('calls a tool, and answers a tool error, bad input and a timeout as isError results', async () => {

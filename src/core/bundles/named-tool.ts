@@ -25,6 +25,21 @@ export function ownNameOf<App> (tool: AnyTool<App>): NamedTool<App> {
   return named as NamedTool<App>
 }
 
+const ownNames = new WeakMap<readonly AnyTool[], readonly NamedTool[]>()
+
+/**
+ * Every tool of a list under its own id, one array per list: a catalog's tools are one frozen
+ * array per version, so a face gets the same named array until the catalog changes.
+ */
+export function ownNamesOf<App> (tools: readonly AnyTool<App>[]): readonly NamedTool<App>[] {
+  let named = ownNames.get(tools)
+  if (named === undefined) {
+    named = Object.freeze(tools.map(ownNameOf))
+    ownNames.set(tools, named)
+  }
+  return named as readonly NamedTool<App>[]
+}
+
 /** Whether a face shows the tool under another name or description than its own. */
 export function isAliased (named: NamedTool): boolean {
   return named.name !== named.tool.id || named.description !== named.tool.description

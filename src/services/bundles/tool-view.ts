@@ -1,4 +1,4 @@
-import { ownNameOf, type NamedTool } from '../../core/bundles/named-tool.js'
+import { ownNameOf, ownNamesOf, type NamedTool } from '../../core/bundles/named-tool.js'
 import type { ToolSet } from '../../core/tool-set.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { Bundle } from './bundle.js'
@@ -18,22 +18,13 @@ export interface ToolView<App> {
   get (set: ToolSet<App>, name: string): NamedTool<App> | undefined
 }
 
-const ownNames = new WeakMap<ToolSet<unknown>, readonly NamedTool[]>()
-
 /** The whole catalog, under the tools' own ids. */
 export function catalogView<App> (): ToolView<App> {
   return CATALOG_VIEW as ToolView<App>
 }
 
 const CATALOG_VIEW: ToolView<unknown> = {
-  all (set) {
-    let named = ownNames.get(set)
-    if (named === undefined) {
-      named = set.tools.map(ownNameOf)
-      ownNames.set(set, named)
-    }
-    return named
-  },
+  all: set => ownNamesOf(set.tools),
   get (set, name) {
     const tool = set.get(name)
     return tool === undefined ? undefined : ownNameOf(tool)

@@ -14,6 +14,8 @@ import { callOptionsOf, RESULT_META, type McpCallOptions } from './call-meta.js'
 import type { FoundOption } from '../../core/call-options.js'
 import type { Elicit } from '../../core/elicitation.js'
 import type { ProgressUpdate } from '../../core/progress.js'
+import { CALL_TOOL, DESCRIBE_TOOL, DISCOVERY_LISTING, isDiscoveryTool } from './discovery-tools.js'
+import { argumentsOf, callOf, describeResult, searchResult, unknownTool as notFound, type DiscoveryView } from './discovery.js'
 import { getPrompt, listPrompts, listResources, listTemplates, readResource, type McpFeatures } from './features.js'
 
 /** Revisions of the 2025 family this server answers `initialize` with, newest first. */
@@ -31,6 +33,13 @@ export interface McpCaller {
   readonly principalId: string
   /** The tools this caller may call (active and permitted), in declaration order, as this endpoint names them. */
   tools (): readonly NamedTool[]
+  /**
+   * Every tool this endpoint names, whoever calls: the same array while they do not change, so
+   * that discovery's search index is built once per catalog version (visibility: `tools()`).
+   */
+  all (): readonly NamedTool[]
+  /** The operator serves this endpoint in discovery mode: three tools (search, describe, call) instead of every tool. */
+  readonly discovery?: boolean
   /**
    * The tool this endpoint serves under `name`, active or not (the pipeline checks `active`
    * and rules); undefined: unknown here (a bundle's endpoint knows only the bundle's tools).
@@ -162,12 +171,47 @@ export class McpProtocol {
   }
 
   listTools (caller: McpCaller): string {
+    if (caller.discovery === true) return DISCOVERY_LISTING
     const timeout = this.info.defaultTimeoutMs
     return JSON.stringify({ tools: caller.tools().filter(named => takesObjectInput(named.tool, timeout)).map(named => mcpToolAs(named, timeout)) })
   }
 
   /** The result JSON of a `tools/call`; `modern`: with its `resultType` (2026-07-28). */
   async callTool (params: Record<string, unknown>, caller: McpCaller, modern = false): Promise<string> {
+    // A direct call of a tool by its own name works in discovery mode too: the same call.
+    if (caller.discovery === true && isDiscoveryTool(params.name)) return await this.#discover(params, caller, modern)
+    return await this.#call(params, caller, modern)
+  }
+
+  /**
+   * Discovery mode's tools. `call_tool` is unwrapped into the call it stands for, then runs as a
+   * direct `tools/call` would (approvals, `requestState` retries, `_meta` options, progress):
+   * the client's retry sends `call_tool` again with the same arguments, and it unwraps alike.
+   * Bad arguments and unknown tools are results the model reads: REST's problem for them.
+   */
+  async #discover (params: Record<string, unknown>, caller: McpCaller, modern: boolean): Promise<string> {
+    const complete = modern ? withResultType : asIs
+    let inner: ReturnType<typeof callOf>
+    try {
+      const args = argumentsOf(params.arguments)
+      if (params.name !== CALL_TOOL) {
+        const view: DiscoveryView = { all: caller.all(), visible: caller.tools(), defaultTimeoutMs: this.info.defaultTimeoutMs }
+        return complete(params.name === DESCRIBE_TOOL ? describeResult(args, view) : searchResult(args, view))
+      }
+      inner = callOf(args)
+    } catch (error) {
+      if (error instanceof GatewayError) return complete(failedResult(caller.problemOf(error)))
+      throw error
+    }
+    try {
+      return await this.#call({ ...params, name: inner.name, arguments: inner.arguments }, caller, modern)
+    } catch (error) {
+      if (error instanceof UnknownTool) return complete(failedResult(caller.problemOf(notFound(inner.name))))
+      throw error
+    }
+  }
+
+  async #call (params: Record<string, unknown>, caller: McpCaller, modern: boolean): Promise<string> {
     const { name } = params
     // Absent arguments are none; present, they must be an object (`null` is not "none").
     const input = params.arguments === undefined ? {} : params.arguments
@@ -308,8 +352,11 @@ function withResultType (json: string, more = ''): string {
   return `{"resultType":"complete"${more},${json.slice(1)}`
 }
 
+/** A call of a tool this endpoint does not know (or the caller may not see): a protocol error, as for a typo. */
+class UnknownTool extends JsonRpcError {}
+
 function unknownTool (name: string): JsonRpcError {
-  return new JsonRpcError(JSON_RPC.invalidParams, `unknown tool: ${name}`)
+  return new UnknownTool(JSON_RPC.invalidParams, `unknown tool: ${name}`)
 }
 
 /** How long a person has to link an account and the client to retry the call. */
