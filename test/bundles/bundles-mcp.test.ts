@@ -51,6 +51,7 @@ const BUNDLES = {
     aliases: { refund_order: { name: 'refund', description: 'Give a customer their money back for an order.' } },
     allow: '"support" in principal.scopes',
   },
+  triage: { description: 'Support, found by search.', tools: ['lookup_order', 'refund_order'], aliases: { refund_order: { name: 'refund', description: 'Give a customer their money back for an order.' } }, discovery: true },
 }
 
 const open: FastifyInstance[] = []
@@ -109,6 +110,22 @@ describe('/mcp/{bundle} with the official SDK clients', () => {
     await approveFirstPending(base)
     expect(await called).toMatchObject({ isError: false, structuredContent: { refunded: 'B2' } })
     expect(runs.refunds).toBe(1)
+    await client.close()
+  })
+
+  it('a bundle in discovery mode: search finds its tools under its names, nothing outside it; call_tool is the call', async () => {
+    const { base, runs } = await gateway()
+    const client = await legacyClient(new URL('/mcp/triage', base), KEYS.agent)
+    expect((await client.listTools()).tools.map(tool => tool.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'money back for an order' } })
+    const names = (found.structuredContent as { tools: Array<{ name: string }> }).tools.map(tool => tool.name)
+    expect(names[0]).toBe('refund')
+    expect(names).not.toContain('drop_database')
+    expect((await client.callTool({ name: 'search_tools', arguments: { query: 'drop database' } })).structuredContent).toEqual({ tools: [] })
+    expect(await client.callTool({ name: 'describe_tool', arguments: { name: 'drop_database' } })).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 404 } } })
+    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'refund', arguments: { order: 'C3' } } })).toMatchObject({ isError: true, _meta: { 'dev.toolgate/approval': { status: 'pending', tool: 'refund_order' } } })
+    expect(runs.refunds).toBe(0)
+    expect(await client.callTool({ name: 'search_tools', arguments: { query: '' } })).toMatchObject({ isError: true, _meta: { 'dev.toolgate/problem': { status: 400, code: 'TOOLGATE_INVALID_INPUT' } } })
     await client.close()
   })
 
