@@ -19,6 +19,7 @@ import { optionsValidator } from '../tools/call-options.js'
 import { gatewayAppOf } from '../tools/gateway-app.js'
 import { RestCalls } from '../tools/rest-calls.js'
 import { bundleFor, visibleIn } from './tool-view.js'
+import { searched } from '../tools/searched.js'
 import { callerDocs } from '../openapi/caller-docs.js'
 import { bundleView, type ToolView } from '../../src/services/bundles/tool-view.js'
 
@@ -87,16 +88,17 @@ export async function bundleRoutes (parent: FastifyInstance, options: BundleRout
   app.get('/bundles/:bundle/tools', {
     schema: {
       operationId: 'listBundleTools', tags: ['gateway'], summary: 'List the tools of a bundle',
-      description: 'As `GET /tools`, over the bundle\'s tools, under the bundle\'s names.',
+      description: 'As `GET /tools` (with `q` to search, `format` for a provider), over the bundle\'s tools, under the bundle\'s names.',
       security: SECURITY, params: BundleParams, querystring: SpecQuery,
       response: { 200: z.union([z.object({ tools: z.array(ToolListingSchema) }), ProviderSpecs]), ...problemResponses([400, 401, 403, 404]) },
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    const { named } = visible(request, request.params.bundle)
-    const { format, strict } = request.query
-    if (format !== undefined) return specsOf(format, named, { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(catalog.current).get(format)! })
-    return { tools: named.map(listingAs) }
+    const { view, named } = visible(request, request.params.bundle)
+    const { format, strict, q, limit } = request.query
+    const found = searched(view.all(catalog.current), named, q, limit, timeout)
+    if (format !== undefined) return specsOf(format, found, { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(catalog.current).get(format)! })
+    return { tools: found.map(listingAs) }
   })
 
   app.get('/bundles/:bundle/tools/:name', {

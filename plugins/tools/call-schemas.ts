@@ -2,6 +2,7 @@ import { SPEC_FORMATS, type SpecFormat } from '../../src/services/llm-specs/name
 import { z } from 'zod'
 import { GATEWAY_CALL_STATUSES } from '../../src/core/tool-errors.js'
 import { CALL_OPTIONS } from '../../src/core/call-options.js'
+import { MAX_QUERY_LENGTH, SEARCH_LIMIT } from '../../src/services/search/query.js'
 
 /**
  * The error statuses one tool's call can answer: the catalogue's, less those only some tools
@@ -46,8 +47,10 @@ export const CallQuery = z.object({
   escalate: CALL_OPTIONS.escalate.text.optional().describe('true: ask to escalate; needs a tool with supportsEscalation and a person\'s approval (202, then Approval-Id)'),
 })
 
-/** `GET /tools?format=...`: the caller's tools in one provider's request format. */
+/** `GET /tools?format=...&q=...`: the caller's tools, or those a search finds, in one provider's request format. */
 export const SpecQuery = z.object({
+  q: z.string().optional().describe(`Search: the tools these words best describe, best first (1 to ${MAX_QUERY_LENGTH} characters, at most 32 words); absent: every tool, in catalog order`),
+  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT.max).default(SEARCH_LIMIT.default).describe('With `q`: how many tools at most'),
   format: z.enum(SPEC_FORMATS as [SpecFormat, ...SpecFormat[]]).optional()
     .describe('openai, openai-responses, anthropic, gemini or mcp: the `tools` field of that provider\'s request body'),
   strict: flag.optional().describe('true: OpenAI strict-mode schemas (every property required, optionals nullable, no additional properties, no $ref)'),

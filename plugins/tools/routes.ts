@@ -9,7 +9,8 @@ import { specsOf } from '../../src/services/llm-specs/formats.js'
 import { nameMapsFor } from '../../src/services/llm-specs/names.js'
 import { listingOf, ToolListingSchema } from '../../src/services/tool-listing.js'
 import { callerDocs } from '../openapi/caller-docs.js'
-import { ownNameOf } from '../../src/core/bundles/named-tool.js'
+import { ownNameOf, ownNamesOf } from '../../src/core/bundles/named-tool.js'
+import { searched } from './searched.js'
 import { gatewayAppOf, visibleToolsOf } from './gateway-app.js'
 import { CallHeaders, CallQuery, ProviderSpecs, SpecQuery } from './call-schemas.js'
 import { problemResponses } from '../http/problem-schemas.js'
@@ -74,16 +75,16 @@ export async function toolRoutes (parent: FastifyInstance, options: ToolRoutesOp
   app.get('/tools', {
     schema: {
       operationId: 'listTools', tags: ['gateway'], summary: 'List the tools you may call',
-      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas. With `format`, the same tools as the `tools` field of that provider\'s request body.',
+      description: 'Every tool active for this caller, with its effects, flags and JSON Schemas. With `q`, the tools those words best describe, best first. With `format`, the same tools as the `tools` field of that provider\'s request body.',
       security: SECURITY, querystring: SpecQuery, response: { 200: z.union([z.object({ tools: z.array(ToolListingSchema) }), ProviderSpecs]), ...problemResponses([400, 401, 403]) },
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
     const set = catalog.current
-    const visible = visibleTools(request, set)
-    const { format, strict } = request.query
-    if (format !== undefined) return specsOf(format, visible.map(ownNameOf), { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(set).get(format)! })
-    return { tools: visible.map(tool => listingOf(tool, timeout)) }
+    const { format, strict, q, limit } = request.query
+    const visible = searched(ownNamesOf(set.tools), visibleTools(request, set).map(ownNameOf), q, limit, timeout)
+    if (format !== undefined) return specsOf(format, visible, { defaultTimeoutMs: timeout, strict: strict === true, names: nameMapsFor(set).get(format)! })
+    return { tools: visible.map(named => listingOf(named.tool, timeout)) }
   })
 
   app.get('/tools/:id', {

@@ -75,6 +75,9 @@ describe('a bundle over REST', () => {
     expect(names.sort()).toEqual(['echo', 'ledger_balance', 'pay'])
     const one = await app.inject({ method: 'GET', url: '/bundles/money/tools/pay', headers: as(KEYS.agent) })
     expect(one.json()).toMatchObject({ id: 'ledger_transfer', name: 'pay' })
+    // Search covers the bundle's tools under its names and descriptions.
+    const found = await app.inject({ method: 'GET', url: '/bundles/money/tools?q=pay%20someone&limit=1', headers: as(KEYS.agent) })
+    expect(found.json<{ tools: Array<{ name?: string }> }>().tools.map(tool => tool.name)).toEqual(['pay'])
   })
 
   it('calls a tool by its name in the bundle: the same call, its limits and approvals, the bundle in its metrics', async () => {

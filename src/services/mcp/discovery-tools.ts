@@ -1,4 +1,4 @@
-import { MAX_QUERY_LENGTH } from '../search/query.js'
+import { MAX_QUERY_LENGTH, SEARCH_LIMIT } from '../search/query.js'
 
 /*
  * Discovery mode's three tools, as `tools/list` shows them: stable names, descriptions written
@@ -9,8 +9,6 @@ const SEARCH_TOOLS = 'search_tools'
 export const DESCRIBE_TOOL = 'describe_tool'
 export const CALL_TOOL = 'call_tool'
 
-/** How many hits a search answers when it does not say, and at most. */
-export const SEARCH_LIMIT = { default: 8, max: 25 } as const
 
 const NAME = { type: 'string', minLength: 1, maxLength: 128, description: 'A tool\'s name, exactly as search_tools gave it.' }
 

@@ -1,10 +1,9 @@
 import { GatewayError } from '../../core/errors.js'
 import { invalidInput, toJsonPointer } from '../../core/input-issues.js'
 import { isAliased, type NamedTool } from '../../core/bundles/named-tool.js'
-import { queryOf } from '../search/query.js'
+import { queryOf, SEARCH_LIMIT } from '../search/query.js'
 import { toolSearchOf } from '../search/tool-search.js'
 import { summaryOf } from '../tool-listing.js'
-import { SEARCH_LIMIT } from './discovery-tools.js'
 import { mcpToolAs, takesObjectInput } from './tool-spec.js'
 
 /**

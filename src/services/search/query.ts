@@ -2,6 +2,9 @@ import type { GatewayError } from '../../core/errors.js'
 import { invalidInput } from '../../core/input-issues.js'
 import { wordsOf } from './words.js'
 
+/** How many hits a search answers when it does not say, and at most. */
+export const SEARCH_LIMIT = { default: 8, max: 25 } as const
+
 /** Longest query, in UTF-16 code units after trimming: a sentence, not a document. */
 export const MAX_QUERY_LENGTH = 256
 /**
