@@ -137,7 +137,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
       const bundles = upstreams.bundles.read()
       commit = () => { reread.commit(); upstreams.bundles.install(bundles) }
       return checkedBundles([...loaded, ...reread.tools], bundles)
-    }, toolsDir ?? 'openapi documents', () => {
+    }, toolsDir ?? 'the upstreams file', () => {
       local = loaded
       commit()
     })
