@@ -35,6 +35,7 @@ import { upstreamJwksRoute } from './tools/upstream-jwks.js'
 import { connectionRoutes } from './connections/routes.js'
 import { limitRoutes } from './limits/routes.js'
 import { bundleRoutes } from './bundles/routes.js'
+import { consoleRoutes } from './console/routes.js'
 import { noBundles } from '../src/services/bundles/live-bundles.js'
 import { upstreamRoutes } from './tools/upstreams.js'
 
@@ -198,6 +199,7 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents, docsUi: config.docs })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     await scope.register(limitRoutes, { catalog, facts })
+    await scope.register(consoleRoutes, { recent: services.recent })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
     const links = upstreams?.credentials?.links() ?? []
     if (links.length > 0) await scope.register(connectionRoutes, { links, oidcSignIn: people.signIn !== undefined })

@@ -36,5 +36,8 @@ export interface GatewayApp {
   readonly gateway: GatewayFacts
 }
 
-/** Scopes a principal needs: listing and docs, calling tools, deciding approvals (escalation is approved per call, never by a scope). */
-export const SCOPES = { read: 'tools:read', call: 'tools:call', approve: 'tools:approve' } as const
+/**
+ * Scopes a principal needs: listing and docs, calling tools, deciding approvals (escalation is
+ * approved per call, never by a scope), and reading what the gateway did (the operators' console).
+ */
+export const SCOPES = { read: 'tools:read', call: 'tools:call', approve: 'tools:approve', gatewayRead: 'gateway:read' } as const

@@ -8,6 +8,7 @@ import type { Elicit } from '../../core/elicitation.js'
 import type { AnyTool } from '../../core/tool.js'
 import type { ApprovalRule, InvokeRequest, InvokeResult } from '../../core/types.js'
 import { AuditTrail } from '../audit/audit-trail.js'
+import type { RecentCalls } from '../console/recent-calls.js'
 import type { InFlight } from '../metrics/gateway-metrics.js'
 import type { CallSpan } from '../tracing/call-span.js'
 import { logFieldsOf } from '../tracing/span-ids.js'
@@ -22,6 +23,8 @@ export interface CallsOptions {
   readonly audit?: AuditTrail
   /** The operator's approval rules (absent: none), on every face alike. */
   readonly approvalRule?: (principalId: string, toolId: string) => ApprovalRule | undefined
+  /** The latest finished calls, for the operators' console (absent: not kept). */
+  readonly recent?: RecentCalls
   /** The log's level: a line per call at info (a failure at error, whatever the level), the input too at debug. */
   readonly logs: { readonly info: boolean, readonly debug: boolean }
 }
@@ -134,6 +137,7 @@ export class GatewayCalls {
         ...(credential === undefined ? {} : { credential }),
       })
     }
+    this.#options.recent?.add(record, { principal: origin.app.principal.id, traceId: span?.traceId, approvalId: call.approvalId })
     this.#log(origin, call, record)
   }
 

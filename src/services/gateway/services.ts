@@ -14,6 +14,7 @@ import { jsonWithin } from '../calls/json-within.js'
 import { ConfigError, inputBoundsOf, type Config } from '../config.js'
 import { idempotencyStoreOf } from '../idempotency-store.js'
 import { LimitMetrics } from '../limits/limit-metrics.js'
+import { RecentCalls } from '../console/recent-calls.js'
 import { limitStoreOf } from '../limits/limit-store.js'
 import { ApprovalMetrics } from '../metrics/approval-metrics.js'
 import { GatewayMetrics } from '../metrics/gateway-metrics.js'
@@ -41,6 +42,8 @@ export interface GatewayServices {
   readonly catalog: ToolCatalog<GatewayApp>
   readonly facts: GatewayFacts
   readonly calls: GatewayCalls
+  /** The latest finished calls of this replica, for `GET /console/calls`. */
+  readonly recent: RecentCalls
   readonly metrics: GatewayMetrics
   readonly approvalMetrics?: ApprovalMetrics
   readonly audit?: AuditTrail
@@ -145,16 +148,18 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
     const facts: GatewayFacts = { version: VERSION, startedAt: Date.now(), toolIds: () => catalog.ids(), inFlight: () => catalog.inFlight }
     // Every face's calls enter and are finished here: one compiled set of approval rules, one
     // in-flight gauge, one audit trail, one log line per call, whichever face a call came through.
+    const recent = new RecentCalls()
     const calls = new GatewayCalls({
       catalog,
       serialize: jsonWithin(config.maxResponseBytes),
       inFlight: config.metrics ? toolId => metrics.inFlight(toolId) : undefined,
       audit,
+      recent,
       approvalRule: config.approvalRules.length === 0 ? undefined : compileApprovalRules(config.approvalRules),
       logs: logsOf(config.logLevel),
     })
     return {
-      catalog, facts, calls, metrics, people, close,
+      catalog, facts, calls, recent, metrics, people, close,
       onPendingApprovals: approvalSinks.onPending,
       ...(approvalMetrics === undefined ? {} : { approvalMetrics }),
       ...(audit === undefined ? {} : { audit }),

@@ -1,0 +1,118 @@
+import { z } from 'zod'
+import type { CallRecord } from '../../core/call-record.js'
+
+/** One finished call as the operators' console lists it: what happened, never its input or output. */
+export const CallSummarySchema = z.object({
+  seq: z.number().int().describe('This replica\'s sequence number: `after` in the next read'),
+  callId: z.string(),
+  time: z.string().describe('When the call entered the pipeline (ISO 8601)'),
+  tool: z.string(),
+  kind: z.string(),
+  effects: z.array(z.string()),
+  principal: z.string(),
+  transport: z.string().describe('`rest`, `mcp`, `mcp-stdio` or `intents`'),
+  bundle: z.string().optional(),
+  outcome: z.string(),
+  status: z.number().int(),
+  code: z.string().optional(),
+  durationMs: z.number(),
+  queueMs: z.number(),
+  executed: z.boolean().describe('`execute` began: the call may have taken effect'),
+  dryRun: z.boolean(),
+  replayed: z.boolean(),
+  traceId: z.string().optional(),
+  approvalId: z.string().optional(),
+  limit: z.string().optional().describe('The limit that refused the call or asked a person'),
+}).meta({ id: 'CallSummary' })
+type CallSummary = z.output<typeof CallSummarySchema>
+
+/** Who and what around a call, beside its record. */
+export interface CallFacts {
+  readonly principal: string
+  readonly traceId?: string
+  readonly approvalId?: string
+}
+
+/**
+ * The latest finished calls of this replica, for the console: a ring of `capacity` (memory is
+ * bounded whatever the traffic), read after a sequence number. Adding is two array writes on the
+ * call's path; the summary is built only when someone reads. Readers may wait for the next call
+ * (long polling), each woken once, with no timer per call.
+ */
+export class RecentCalls {
+  readonly #records: Array<CallRecord | undefined>
+  readonly #facts: Array<CallFacts | undefined>
+  #next = 1
+  readonly #waiting = new Set<() => void>()
+
+  constructor (readonly capacity = 500) {
+    this.#records = new Array<CallRecord | undefined>(capacity)
+    this.#facts = new Array<CallFacts | undefined>(capacity)
+  }
+
+  /** The sequence number the next call will get: `after` for a reader that wants only new ones. */
+  get next (): number {
+    return this.#next
+  }
+
+  add (record: CallRecord, facts: CallFacts): void {
+    const slot = this.#next % this.capacity
+    this.#records[slot] = record
+    this.#facts[slot] = facts
+    this.#next++
+    if (this.#waiting.size > 0) {
+      for (const wake of this.#waiting) wake()
+      this.#waiting.clear()
+    }
+  }
+
+  /** The calls after `after` still held, oldest first, at most `max` (the newest of them). */
+  after (after: number, max: number): CallSummary[] {
+    const newest = this.#next - 1
+    const from = Math.max(after + 1, newest - Math.min(max, this.capacity) + 1, 1)
+    const calls: CallSummary[] = []
+    for (let seq = from; seq <= newest; seq++) calls.push(summaryOf(seq, this.#records[seq % this.capacity]!, this.#facts[seq % this.capacity]!))
+    return calls
+  }
+
+  /** Resolves when a call past `after` is held, or after `ms`, or when `signal` aborts (a client gone). */
+  async waitAfter (after: number, ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#next - 1 > after || ms <= 0 || signal?.aborted === true) return
+    await new Promise<void>(resolve => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.#waiting.delete(done)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.#waiting.add(done)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+  }
+}
+
+function summaryOf (seq: number, record: CallRecord, facts: CallFacts): CallSummary {
+  return {
+    seq,
+    callId: record.callId,
+    time: new Date(record.startedAt).toISOString(),
+    tool: record.toolId,
+    kind: record.kind,
+    effects: [...record.effects],
+    principal: facts.principal,
+    transport: record.transport ?? 'rest',
+    ...(record.bundle === undefined ? {} : { bundle: record.bundle }),
+    outcome: record.outcome,
+    status: record.status,
+    ...(record.code === undefined ? {} : { code: record.code }),
+    durationMs: Math.round(record.durationMs * 100) / 100,
+    queueMs: Math.round(record.queueMs * 100) / 100,
+    executed: record.executed,
+    dryRun: record.dryRun,
+    replayed: record.outcome === 'replayed',
+    ...(facts.traceId === undefined ? {} : { traceId: facts.traceId }),
+    ...(facts.approvalId === undefined ? {} : { approvalId: facts.approvalId }),
+    ...(record.limit === undefined ? {} : { limit: record.limit }),
+  }
+}
