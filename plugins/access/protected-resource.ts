@@ -12,12 +12,19 @@ const WELL_KNOWN = '/.well-known/oauth-protected-resource'
  * The resource URL is the request's own origin: behind a proxy, the one it forwards
  * (`TRUST_PROXY`; in a host app, the host's own `trustProxy`).
  */
+/**
+ * The scopes clients are told of: those of calling and deciding tools. MCP clients ask for every
+ * scope listed here, so the operators' `gateway:read` (the console) is left out: a tool caller
+ * never holds it by default.
+ */
+const CALLER_SCOPES = [SCOPES.read, SCOPES.call, SCOPES.approve]
+
 export async function protectedResourceRoutes (app: FastifyInstance, options: { jwt: NonNullable<Config['jwt']> }): Promise<void> {
   const { jwt } = options
   const metadata = (request: FastifyRequest, path: string): Record<string, unknown> => ({
     resource: `${originOf(request)}${path}`,
     authorization_servers: [jwt.issuer],
-    scopes_supported: Object.values(SCOPES),
+    scopes_supported: CALLER_SCOPES,
     bearer_methods_supported: ['header'],
     resource_name: 'toolgate',
   })
