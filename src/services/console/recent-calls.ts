@@ -33,21 +33,41 @@ export interface CallFacts {
   readonly approvalId?: string
 }
 
+/** What the ring keeps of a call: plain fields only, so a record's failure or steps are not held alive. */
+interface Kept {
+  readonly callId: string
+  readonly startedAt: number
+  readonly toolId: string
+  readonly kind: string
+  readonly effects: readonly string[]
+  readonly principal: string
+  readonly transport: string | undefined
+  readonly bundle: string | undefined
+  readonly outcome: string
+  readonly status: number
+  readonly code: string | undefined
+  readonly durationMs: number
+  readonly queueMs: number
+  readonly executed: boolean
+  readonly dryRun: boolean
+  readonly traceId: string | undefined
+  readonly approvalId: string | undefined
+  readonly limit: string | undefined
+}
+
 /**
  * The latest finished calls of this replica, for the console: a ring of `capacity` (memory is
- * bounded whatever the traffic), read after a sequence number. Adding is two array writes on the
- * call's path; the summary is built only when someone reads. Readers may wait for the next call
+ * bounded whatever the traffic), read after a sequence number. Adding keeps one small object of
+ * plain fields; the summary is built only when someone reads. Readers may wait for the next call
  * (long polling), each woken once, with no timer per call.
  */
 export class RecentCalls {
-  readonly #records: Array<CallRecord | undefined>
-  readonly #facts: Array<CallFacts | undefined>
+  readonly #kept: Array<Kept | undefined>
   #next = 1
   readonly #waiting = new Set<() => void>()
 
   constructor (readonly capacity = 500) {
-    this.#records = new Array<CallRecord | undefined>(capacity)
-    this.#facts = new Array<CallFacts | undefined>(capacity)
+    this.#kept = new Array<Kept | undefined>(capacity)
   }
 
   /** The sequence number the next call will get: `after` for a reader that wants only new ones. */
@@ -56,9 +76,12 @@ export class RecentCalls {
   }
 
   add (record: CallRecord, facts: CallFacts): void {
-    const slot = this.#next % this.capacity
-    this.#records[slot] = record
-    this.#facts[slot] = facts
+    this.#kept[this.#next % this.capacity] = {
+      callId: record.callId, startedAt: record.startedAt, toolId: record.toolId, kind: record.kind, effects: record.effects,
+      principal: facts.principal, transport: record.transport, bundle: record.bundle, outcome: record.outcome, status: record.status,
+      code: record.code, durationMs: record.durationMs, queueMs: record.queueMs, executed: record.executed, dryRun: record.dryRun,
+      traceId: facts.traceId, approvalId: facts.approvalId, limit: record.limit,
+    }
     this.#next++
     if (this.#waiting.size > 0) {
       for (const wake of this.#waiting) wake()
@@ -71,7 +94,7 @@ export class RecentCalls {
     const newest = this.#next - 1
     const from = Math.max(after + 1, newest - Math.min(max, this.capacity) + 1, 1)
     const calls: CallSummary[] = []
-    for (let seq = from; seq <= newest; seq++) calls.push(summaryOf(seq, this.#records[seq % this.capacity]!, this.#facts[seq % this.capacity]!))
+    for (let seq = from; seq <= newest; seq++) calls.push(summaryOf(seq, this.#kept[seq % this.capacity]!))
     return calls
   }
 
@@ -92,27 +115,27 @@ export class RecentCalls {
   }
 }
 
-function summaryOf (seq: number, record: CallRecord, facts: CallFacts): CallSummary {
+function summaryOf (seq: number, kept: Kept): CallSummary {
   return {
     seq,
-    callId: record.callId,
-    time: new Date(record.startedAt).toISOString(),
-    tool: record.toolId,
-    kind: record.kind,
-    effects: [...record.effects],
-    principal: facts.principal,
-    transport: record.transport ?? 'rest',
-    ...(record.bundle === undefined ? {} : { bundle: record.bundle }),
-    outcome: record.outcome,
-    status: record.status,
-    ...(record.code === undefined ? {} : { code: record.code }),
-    durationMs: Math.round(record.durationMs * 100) / 100,
-    queueMs: Math.round(record.queueMs * 100) / 100,
-    executed: record.executed,
-    dryRun: record.dryRun,
-    replayed: record.outcome === 'replayed',
-    ...(facts.traceId === undefined ? {} : { traceId: facts.traceId }),
-    ...(facts.approvalId === undefined ? {} : { approvalId: facts.approvalId }),
-    ...(record.limit === undefined ? {} : { limit: record.limit }),
+    callId: kept.callId,
+    time: new Date(kept.startedAt).toISOString(),
+    tool: kept.toolId,
+    kind: kept.kind,
+    effects: [...kept.effects],
+    principal: kept.principal,
+    transport: kept.transport ?? 'rest',
+    ...(kept.bundle === undefined ? {} : { bundle: kept.bundle }),
+    outcome: kept.outcome,
+    status: kept.status,
+    ...(kept.code === undefined ? {} : { code: kept.code }),
+    durationMs: Math.round(kept.durationMs * 100) / 100,
+    queueMs: Math.round(kept.queueMs * 100) / 100,
+    executed: kept.executed,
+    dryRun: kept.dryRun,
+    replayed: kept.outcome === 'replayed',
+    ...(kept.traceId === undefined ? {} : { traceId: kept.traceId }),
+    ...(kept.approvalId === undefined ? {} : { approvalId: kept.approvalId }),
+    ...(kept.limit === undefined ? {} : { limit: kept.limit }),
   }
 }
