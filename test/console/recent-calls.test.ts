@@ -12,7 +12,7 @@ function record (toolId: string): CallRecord {
 describe('the recent calls kept for the console', () => {
   it('keeps the latest `capacity` calls, read after a sequence number, oldest first, at most `max`', () => {
     const recent = new RecentCalls(3)
-    for (const tool of ['a', 'b', 'c', 'd', 'e']) recent.add(record(tool), { principal: 'p' })
+    for (const tool of ['a', 'b', 'c', 'd', 'e']) recent.add(record(tool), 'p')
     expect(recent.after(0, 10).map(call => [call.seq, call.tool])).toEqual([[3, 'c'], [4, 'd'], [5, 'e']])
     expect(recent.after(4, 10).map(call => call.tool)).toEqual(['e'])
     expect(recent.after(5, 10)).toEqual([])
@@ -23,7 +23,7 @@ describe('the recent calls kept for the console', () => {
   it('wakes a waiting reader at the next call, and lets one go at its deadline or when it leaves', async () => {
     const recent = new RecentCalls(3)
     const waited = recent.waitAfter(0, 10_000)
-    recent.add(record('a'), { principal: 'p' })
+    recent.add(record('a'), 'p')
     await waited
     expect(recent.after(0, 10)).toHaveLength(1)
     const started = Date.now()

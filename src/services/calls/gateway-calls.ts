@@ -137,7 +137,7 @@ export class GatewayCalls {
         ...(credential === undefined ? {} : { credential }),
       })
     }
-    this.#options.recent?.add(record, { principal: origin.app.principal.id, traceId: span?.traceId, approvalId: call.approvalId })
+    this.#options.recent?.add(record, origin.app.principal.id, span?.traceId, call.approvalId)
     this.#log(origin, call, record)
   }
 

@@ -26,13 +26,6 @@ export const CallSummarySchema = z.object({
 }).meta({ id: 'CallSummary' })
 type CallSummary = z.output<typeof CallSummarySchema>
 
-/** Who and what around a call, beside its record. */
-export interface CallFacts {
-  readonly principal: string
-  readonly traceId?: string
-  readonly approvalId?: string
-}
-
 /** What the ring keeps of a call: plain fields only, so a record's failure or steps are not held alive. */
 interface Kept {
   readonly callId: string
@@ -75,12 +68,13 @@ export class RecentCalls {
     return this.#next
   }
 
-  add (record: CallRecord, facts: CallFacts): void {
+  /** Keep a finished call, with who made it and the trace and approval it ran under. */
+  add (record: CallRecord, principal: string, traceId?: string, approvalId?: string): void {
     this.#kept[this.#next % this.capacity] = {
       callId: record.callId, startedAt: record.startedAt, toolId: record.toolId, kind: record.kind, effects: record.effects,
-      principal: facts.principal, transport: record.transport, bundle: record.bundle, outcome: record.outcome, status: record.status,
+      principal, transport: record.transport, bundle: record.bundle, outcome: record.outcome, status: record.status,
       code: record.code, durationMs: record.durationMs, queueMs: record.queueMs, executed: record.executed, dryRun: record.dryRun,
-      traceId: facts.traceId, approvalId: facts.approvalId, limit: record.limit,
+      traceId, approvalId, limit: record.limit,
     }
     this.#next++
     if (this.#waiting.size > 0) {
