@@ -20,7 +20,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bench/targets/*.mjs', 'scripts/*.mjs', 'test/fixtures/*/*.mjs', 'plugins/approvals/page/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bench/targets/*.mjs', 'scripts/*.mjs', 'test/fixtures/*/*.mjs', 'plugins/approvals/page/*.js', 'plugins/console/page/*.js'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-floating-promises': 'error',
@@ -49,13 +49,13 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    // The approvals page's script runs in a browser: its globals, and no Node.
+    // The pages' scripts run in a browser: its globals, and no Node.
     files: ['plugins/**/page/*.js'],
     // Plain JavaScript: its types are checked by tsconfig.page.json, not inferred here.
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'script',
-      globals: Object.fromEntries(['window', 'document', 'fetch', 'sessionStorage', 'location', 'history', 'setTimeout', 'clearTimeout', 'setInterval', 'Intl', 'URL', 'URLSearchParams', 'Headers'].map(name => [name, 'readonly'])),
+      globals: Object.fromEntries(['window', 'document', 'fetch', 'sessionStorage', 'location', 'history', 'setTimeout', 'clearTimeout', 'setInterval', 'Intl', 'URL', 'URLSearchParams', 'Headers', 'Option', 'uPlot'].map(name => [name, 'readonly'])),
     },
   },
   {

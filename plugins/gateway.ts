@@ -35,6 +35,8 @@ import { upstreamJwksRoute } from './tools/upstream-jwks.js'
 import { connectionRoutes } from './connections/routes.js'
 import { limitRoutes } from './limits/routes.js'
 import { bundleRoutes } from './bundles/routes.js'
+import { consoleCatalogRoutes } from './console/catalog.js'
+import { consolePageRoutes } from './console/page.js'
 import { consoleRoutes } from './console/routes.js'
 import { noBundles } from '../src/services/bundles/live-bundles.js'
 import { upstreamRoutes } from './tools/upstreams.js'
@@ -199,7 +201,9 @@ export async function registerGateway (app: FastifyInstance, options: GatewayOpt
     await scope.register(bundleRoutes, { bundles, calls, facts, bodyLimit: config.bodyLimit, traceCall, documents, docsUi: config.docs })
     await scope.register(intentRoutes, { calls, facts, traceCall })
     await scope.register(limitRoutes, { catalog, facts })
-    await scope.register(consoleRoutes, { recent: services.recent })
+    await scope.register(consoleRoutes, { recent: services.recent, history: services.history, upstreams, audit: services.auditView })
+    await scope.register(consoleCatalogRoutes, { catalog, upstreams, approvalRules: config.approvalRules, defaultTimeoutMs: config.toolTimeoutMs })
+    await scope.register(consolePageRoutes, { oidcSignIn: people.signIn !== undefined, version: VERSION })
     if (upstreams !== undefined) await scope.register(upstreamRoutes, { upstreams })
     const links = upstreams?.credentials?.links() ?? []
     if (links.length > 0) await scope.register(connectionRoutes, { links, oidcSignIn: people.signIn !== undefined })

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { SCOPES, type GatewayApp, type Principal } from '../../src/core/app-context.js'
 import { viewOf, type ApprovalRecord, type ToolCatalog } from '../../src/index.js'
 import type { RecentDecisions } from '../../src/services/approvals/recent-decisions.js'
+import { sendConditional } from '../http/conditional.js'
+import { pageNonce, sendPage } from '../http/page-security.js'
 import { approvalsPage, readPageAssets } from './page-html.js'
 
 export interface ApprovalPageOptions {
@@ -26,24 +27,13 @@ export interface ApprovalPageOptions {
 export async function approvalPageRoutes (app: FastifyInstance, options: ApprovalPageOptions): Promise<void> {
   const assets = readPageAssets()
   app.get('/approvals/ui', { schema: { hide: true }, config: { anonymous: 'always' } }, async (_request, reply) => {
-    const nonce = randomBytes(16).toString('base64')
-    return await reply
-      .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`)
-      .header('x-frame-options', 'DENY')
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff')
-      .type('text/html; charset=utf-8')
-      .send(approvalsPage({ assets, nonce, pollMs: options.pollMs, oidc: options.oidcSignIn }))
+    const nonce = pageNonce()
+    return await sendPage(reply, nonce, approvalsPage({ assets, nonce, pollMs: options.pollMs, oidc: options.oidcSignIn }))
   })
 
   app.get('/approvals/ui/feed', { schema: { hide: true }, config: { approvalsSession: true } }, async (request, reply) => {
     const { principal } = request
-    const body = JSON.stringify(await feedOf(options, principal, request.approvalsSession === true))
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-    void reply.header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'authorization, x-api-key, cookie')
-    if (request.headers['if-none-match'] === etag) return await reply.code(304).send()
-    return await reply.type('application/json; charset=utf-8').send(body)
+    return await sendConditional(request, reply, JSON.stringify(await feedOf(options, principal, request.approvalsSession === true)))
   })
 }
 

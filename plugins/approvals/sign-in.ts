@@ -30,9 +30,10 @@ export interface ApprovalsSignInOptions {
  */
 const SESSION_COOKIE = 'toolgate-approvals'
 const FLOW_COOKIE = 'toolgate-approvals-flow'
-/** Where the browser goes once signed in, when it came from the connections page. */
+/** Where the browser goes once signed in, when it came from another page than the approvals one. */
 const NEXT_COOKIE = 'toolgate-approvals-next'
-const TO_CONNECTIONS = 'to-the-connections-page'
+/** The pages a sign-in may return to (`?next=`): a closed set, never a URL a link could choose. */
+const NEXT_PAGES: Readonly<Record<string, string>> = { connections: '/connections/ui', console: '/console' }
 
 /** The cookie hook, registered before admission in the authenticated scope (fastify-plugin: it reaches the sibling routes). */
 export const approvalsSessionHook = fp(async function approvalsSession (app: FastifyInstance, { signIn }: ApprovalsSignInOptions) {
@@ -68,12 +69,13 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
 
   app.get('/approvals/ui/login', { schema: { hide: true }, config: open }, async (request, reply) => {
     const { flowId, url } = await signIn.begin(`${originOf(request)}${page}/callback`)
-    const toConnections = (request.query as { next?: string }).next === 'connections'
+    const next = (request.query as { next?: string }).next
+    const returnTo = next !== undefined && Object.hasOwn(NEXT_PAGES, next) ? next : undefined
     // Lax: the issuer's redirect back is a cross-site navigation, which must carry this cookie.
     return await reply
       .header('set-cookie', [
         cookie(request, FLOW_COOKIE, flowId, { path: paths.callback, maxAgeSec: 600, sameSite: 'Lax' }),
-        cookie(request, NEXT_COOKIE, toConnections ? TO_CONNECTIONS : '', { path: paths.callback, maxAgeSec: toConnections ? 600 : 0, sameSite: 'Lax' }),
+        cookie(request, NEXT_COOKIE, returnTo ?? '', { path: paths.callback, maxAgeSec: returnTo === undefined ? 0 : 600, sameSite: 'Lax' }),
       ])
       .header('cache-control', 'no-store')
       .redirect(url, 302)
@@ -87,7 +89,8 @@ export async function approvalsSignInRoutes (app: FastifyInstance, { signIn }: A
       if (flowId === undefined) throw new Error('no sign-in under way in this browser (cookie missing or expired)')
       const sessionId = await signIn.finish(flowId, new URL(request.url, originOf(request)))
       const session = cookie(request, SESSION_COOKIE, sessionId, { path: paths.session, maxAgeSec: Math.floor(signIn.sessionTtlMs / 1000), sameSite: 'Strict' })
-      const next = readCookie(request, cookieName(request, NEXT_COOKIE)) === TO_CONNECTIONS ? `${app.prefix}/connections/ui` : page
+      const returnTo = readCookie(request, cookieName(request, NEXT_COOKIE))
+      const next = returnTo !== undefined && Object.hasOwn(NEXT_PAGES, returnTo) ? `${app.prefix}${NEXT_PAGES[returnTo]}` : page
       // An older gateway's cookie at the approvals path would be sent before this one: gone.
       const legacy = cookie(request, SESSION_COOKIE, '', { path: paths.legacy, maxAgeSec: 0, sameSite: 'Strict' })
       return await reply.header('set-cookie', [clearFlow, cookie(request, NEXT_COOKIE, '', { path: paths.callback, maxAgeSec: 0, sameSite: 'Lax' }), legacy, session]).redirect(next, 303)

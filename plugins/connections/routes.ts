@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -7,6 +6,7 @@ import { SCOPES } from '../../src/core/app-context.js'
 import { GatewayError } from '../../src/index.js'
 import { requireScope } from '../../src/services/auth/index.js'
 import type { LinkCredential } from '../../src/services/upstreams/credentials/link-credential.js'
+import { pageNonce, sendPage } from '../http/page-security.js'
 import { refuseCrossSite } from '../http/same-origin.js'
 import { cookie, cookieName, originOf, readCookie } from '../http/cookies.js'
 import { connectionsPage } from './page.js'
@@ -36,12 +36,8 @@ export async function connectionRoutes (parent: FastifyInstance, options: { read
   const page = `${parent.prefix}/connections/ui`
 
   app.get('/connections/ui', { schema: { hide: true }, config: { anonymous: 'always' } }, async (_request, reply) => {
-    const nonce = randomBytes(16).toString('base64')
-    return await reply
-      .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`)
-      .header('x-frame-options', 'DENY').header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff')
-      .type('text/html; charset=utf-8')
-      .send(connectionsPage(assets, nonce, options.oidcSignIn))
+    const nonce = pageNonce()
+    return await sendPage(reply, nonce, connectionsPage(assets, nonce, options.oidcSignIn))
   })
 
   app.get('/connections', { schema: { hide: true }, config: { approvalsSession: true } }, async request => {

@@ -9,13 +9,13 @@ import { GatewayError } from '../../src/index.js'
 export function refuseCrossSite (request: FastifyRequest): void {
   const site = request.headers['sec-fetch-site']
   if (site === 'cross-site' || site === 'same-site') {
-    throw new GatewayError('TOOLGATE_FORBIDDEN', 'approvals are decided from this gateway\'s own page or by an API client, not from another site')
+    throw new GatewayError('TOOLGATE_FORBIDDEN', 'this is done from this gateway\'s own pages or by an API client, not from another site')
   }
   const origin = request.headers.origin
   if (origin === undefined) return
   const hosts = [request.headers.host, request.headers['x-forwarded-host']].flat().filter(h => h !== undefined)
   if (!hosts.some(host => sameHost(origin, host))) {
-    throw new GatewayError('TOOLGATE_FORBIDDEN', `a decision from origin ${origin.slice(0, 100)} is refused: use this gateway's own page`)
+    throw new GatewayError('TOOLGATE_FORBIDDEN', `a request from origin ${origin.slice(0, 100)} is refused: use this gateway's own pages`)
   }
 }
 

@@ -7,7 +7,7 @@ import type { Upstreams } from '../../src/services/upstreams/upstreams.js'
 import { problemResponses } from '../http/problem-schemas.js'
 import { SECURITY } from '../openapi/tool-operation.js'
 
-const UpstreamStatus = z.object({
+export const UpstreamStatusSchema = z.object({
   name: z.string(),
   transport: z.enum(['stdio', 'http', 'sse', 'openapi']).describe('`openapi`: an HTTP service fronted through its OpenAPI document'),
   state: z.enum(['starting', 'up', 'down', 'closed']),
@@ -30,10 +30,15 @@ export async function upstreamRoutes (parent: FastifyInstance, options: { readon
     schema: {
       operationId: 'listUpstreams', tags: ['gateway'], summary: 'The state of every upstream MCP server and HTTP service',
       description: 'Whether each upstream of the upstreams file is up, its restarts and calls in flight. Its tools answer 503 with `Retry-After` while it is down.',
-      security: SECURITY, response: { 200: z.object({ upstreams: z.array(UpstreamStatus) }), ...problemResponses([401, 403]) },
+      security: SECURITY, response: { 200: z.object({ upstreams: z.array(UpstreamStatusSchema) }), ...problemResponses([401, 403]) },
     },
   }, async request => {
     requireScope(request.principal, SCOPES.read)
-    return { upstreams: options.upstreams.status().map(status => ({ ...status, since: new Date(status.since).toISOString() })) }
+    return { upstreams: upstreamViews(options.upstreams) }
   })
+}
+
+/** Every upstream's status as the routes answer it. */
+export function upstreamViews (upstreams: Upstreams): Array<z.output<typeof UpstreamStatusSchema>> {
+  return upstreams.status().map(status => ({ ...status, since: new Date(status.since).toISOString() }))
 }

@@ -14,6 +14,8 @@ import { jsonWithin } from '../calls/json-within.js'
 import { ConfigError, inputBoundsOf, type Config } from '../config.js'
 import { idempotencyStoreOf } from '../idempotency-store.js'
 import { LimitMetrics } from '../limits/limit-metrics.js'
+import { AuditView } from '../console/audit-view.js'
+import { MetricsHistory } from '../console/metrics-history.js'
 import { RecentCalls } from '../console/recent-calls.js'
 import { limitStoreOf } from '../limits/limit-store.js'
 import { ApprovalMetrics } from '../metrics/approval-metrics.js'
@@ -44,6 +46,10 @@ export interface GatewayServices {
   readonly calls: GatewayCalls
   /** The latest finished calls of this replica, for `GET /console/calls`. */
   readonly recent: RecentCalls
+  /** The last minutes of the metrics, for the console's charts; absent with metrics off. */
+  readonly history?: MetricsHistory
+  /** The audit file as the console reads it; absent without one (no trail, or stdout). */
+  readonly auditView?: AuditView
   readonly metrics: GatewayMetrics
   readonly approvalMetrics?: ApprovalMetrics
   readonly audit?: AuditTrail
@@ -107,6 +113,14 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
         log.info({ auditLog: config.auditLog, seq: audit.head.seq, hash: audit.head.hash }, 'audit log closed')
       })
     }
+    const auditView = audit === undefined || config.auditLog === undefined || config.auditLog === 'stdout'
+      ? undefined
+      : new AuditView({ path: config.auditLog, flush: async () => { await audit.flush() }, get head () { return audit.head } })
+    const history = config.metrics ? new MetricsHistory(() => metrics.totals(), { intervalMs: 5_000, points: 180 }) : undefined
+    if (history !== undefined) {
+      history.start()
+      closers.push(() => { history.stop() })
+    }
     const people = approvalPeopleServices(config, redis, options.prefix)
     // A sign-in that cannot work stops the start (naming the setting); an issuer down now is asked again at the first sign-in.
     const down = await people.signIn?.check()
@@ -163,6 +177,8 @@ export async function openGatewayServices (options: GatewayServicesOptions): Pro
       onPendingApprovals: approvalSinks.onPending,
       ...(approvalMetrics === undefined ? {} : { approvalMetrics }),
       ...(audit === undefined ? {} : { audit }),
+      ...(auditView === undefined ? {} : { auditView }),
+      ...(history === undefined ? {} : { history }),
       ...(redis === undefined ? {} : { redis }),
     }
   } catch (error) {

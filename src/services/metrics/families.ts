@@ -25,6 +25,7 @@ function num (value: number): string {
 
 abstract class Family<Child> {
   readonly #children = new Map<string, Child>()
+  readonly #labels = new Map<Child, Labels>()
   constructor (readonly name: string, readonly help: string, readonly type: string) {}
 
   /** The child of this label set, made on first use and kept: bind it once, use it forever. */
@@ -34,8 +35,14 @@ abstract class Family<Child> {
     if (child === undefined) {
       child = this.create(labels)
       this.#children.set(key, child)
+      this.#labels.set(child, { ...labels })
     }
     return child
+  }
+
+  /** Every child with its labels, as made: for a reader of values (the console's charts), not the hot path. */
+  each (visit: (labels: Labels, child: Child) => void): void {
+    for (const [child, labels] of this.#labels) visit(labels, child)
   }
 
   protected abstract create (labels: Labels): Child

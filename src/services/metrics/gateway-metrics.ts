@@ -4,6 +4,7 @@ import { OUTCOMES, type Outcome } from '../../core/outcome.js'
 import type { AnyTool } from '../../core/tool.js'
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterChild, type GaugeChild, type HistogramChild } from './families.js'
 import { processRegistry } from './process-metrics.js'
+import { totalsOf, type MetricTotals } from './totals.js'
 
 /**
  * From a few milliseconds to the two-minute default timeout.
@@ -182,6 +183,11 @@ export class GatewayMetrics {
     for (const family of this.#families) family.render(out, true)
     for (const family of this.#more) family.render(out, true)
     return out.join('\n') + '\n' + await processRegistry('openmetrics').metrics()
+  }
+
+  /** The counters as they stand, summed by tool: what the console draws its charts from. */
+  totals (): MetricTotals {
+    return totalsOf({ calls: this.#calls, duration: this.#duration, queueWait: this.#queueWait, inFlight: this.#inFlight })
   }
 
   /** Count one finished call (the catalog's `onRecord`); `trace`, when traced, becomes its duration's exemplar. */
