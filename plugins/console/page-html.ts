@@ -72,7 +72,7 @@ ${oidc ? '<p>or</p><p><a class="button" id="oidc" href="approvals/ui/login?next=
 <div id="tools" class="tools"></div>
 </section>
 <section class="card" aria-labelledby="upstreams-title">
-<h2 id="upstreams-title">Upstreams</h2>
+<h2 id="upstreams-title">Upstreams <span class="muted small">this replica</span></h2>
 <p id="upstreams-none" class="muted" hidden>No upstreams file: every tool is declared here.</p>
 <div class="scroll"><table><thead><tr><th>Name</th><th>State</th><th>Via</th><th class="num">Tools</th><th class="num">Restarts</th><th class="num">In flight</th><th>Since</th></tr></thead><tbody id="upstreams"></tbody></table></div>
 </section>
@@ -85,7 +85,7 @@ ${oidc ? '<p>or</p><p><a class="button" id="oidc" href="approvals/ui/login?next=
 <p><a href="approvals/ui">Open the approvals page</a></p>
 </section>
 <section class="card wide" aria-labelledby="audit-title">
-<h2 id="audit-title">Audit trail</h2>
+<h2 id="audit-title">Audit trail <span class="muted small">this replica&apos;s file</span></h2>
 <p id="audit-none" class="muted" hidden>This gateway keeps no audit file (<code>AUDIT_LOG</code> unset, or stdout).</p>
 <div id="audit-tools"><div class="buttons"><button id="verify" type="button">Verify the chain now</button></div>
 <p id="verdict" class="verdict" role="status" hidden></p>

@@ -17,10 +17,12 @@ export type AuthConfig = Pick<Config, 'apiKeys' | 'jwt' | 'authDisabled'>
 export type Authenticate = (headers: AuthHeaders, rawHeaders?: readonly string[]) => Principal | Promise<Principal>
 
 /**
- * Every caller when no credentials are configured, or when auth is turned off.
+ * Every caller when no credentials are configured, or when auth is turned off: whoever reaches
+ * such a gateway may call its tools, so it may also read what they did (the console); it may
+ * never approve.
  * @internal exported for its tests, not for the package
  */
-export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call]), via: 'anonymous' })
+export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', scopes: Object.freeze([SCOPES.read, SCOPES.call, SCOPES.gatewayRead]), via: 'anonymous' })
 
 /**
  * Who reads a route open to callers without credentials (the Swagger UI's page, or the whole

@@ -59,7 +59,7 @@ describe('createAuthenticator without credentials configured', () => {
   const open = promisedAuthenticator({ apiKeys: [], jwt: undefined, authDisabled: false })
 
   it('makes every caller the anonymous principal with read and call scopes', async () => {
-    expect(await open({})).toEqual({ id: 'anonymous', scopes: ['tools:read', 'tools:call'], via: 'anonymous' })
+    expect(await open({})).toEqual({ id: 'anonymous', scopes: ['tools:read', 'tools:call', 'gateway:read'], via: 'anonymous' })
   })
 
   it('ignores whatever credential is sent', async () => {
