@@ -14,6 +14,7 @@ const KEY = 'toolgate-approvals-key'
 const POLL_MS = 5000
 const CALLS_KEPT = 200
 const CALL_WAIT_MS = 20000
+const CALLS_PACE_MS = 1000
 const $ = id => document.getElementById(id)
 /** @param {string} id */
 const input = id => /** @type {HTMLInputElement} */ ($(id))
@@ -177,6 +178,9 @@ async function followCalls (mine) {
         calls = calls.concat(answer.calls).slice(-CALLS_KEPT)
         if (!input('calls-pause').checked) renderCalls()
         if (wait > 0) announce(`${answer.calls.length} new call${answer.calls.length === 1 ? '' : 's'}`)
+        // At most one read a second: under load the long poll would otherwise answer at once,
+        // hundreds of times a second, and a person reads no faster than this.
+        await new Promise(resolve => setTimeout(resolve, CALLS_PACE_MS))
       }
     } catch (error) {
       if (mine !== generation || !signedIn) return
