@@ -1,17 +1,19 @@
 /**
  * One operators' console left open, without the browser: the requests
  * `plugins/console/page/console.js` makes while signed in with an API key and visible, at its
- * pace: the long poll of `/console/calls` (the next read as soon as an answer arrives), the
- * conditional reads (`If-None-Match`, the last ETag) every 5 s (`/console/series`,
- * `/console/upstreams`, `/approvals/ui/feed`), 15 s (`/console/tools`), and `/console/audit`
- * every 10 s, each timer set when its read ends, as the page's `every` does.
+ * pace (its timings read off its source, bench/lib/console-page.ts): the long poll of
+ * `/console/calls` (the next read once an answer arrives, after the page's pause when it brought
+ * calls: CALLS_PACE_MS, or `think`), the conditional reads (`If-None-Match`, the last ETag) every
+ * 5 s (`/console/series`, `/console/upstreams`, `/approvals/ui/feed`), 15 s (`/console/tools`),
+ * and `/console/audit` every 10 s, each timer set when its read ends, as the page's `every` does.
  *
  * Over keep-alive connections as a browser's (at most 6, the long poll holding one), with a
  * client as lean as bench/lib/raw-http.ts: on a 2-core machine this process shares the load
  * generator's core, and fetch cost it about 1 ms per long-poll answer (15 KiB of JSON), which
  * held back the load generator instead of measuring the gateway. So an answer of the calls is
  * not parsed: its `next` and its number of calls are read off the text. Nothing is drawn either,
- * so it reads at least as often as a page does: an upper bound of what a page asks.
+ * so it reads at least as often as a page does: an upper bound of what a page asks (`think` 0:
+ * the page as it was before its long poll was paced).
  *
  * A child process of bench/console.ts, driven over IPC:
  *  - `{ type: 'open', port, key, think }`: sign in and start polling; answers `{ type: 'opened' }` once
@@ -21,12 +23,13 @@
  *    and `to` (epoch ms).
  */
 import { connect, type Socket } from 'node:net'
+import { pagePace } from './console-page.js'
 
 export interface ViewerOpen {
   readonly type: 'open'
   readonly port: number
   readonly key: string
-  /** Milliseconds to wait after an answer that brought calls, as a page drawing them would (0: none). */
+  /** Milliseconds to wait after an answer that brought calls before the next read (the page's CALLS_PACE_MS, or `--think`). */
   readonly think: number
 }
 export interface ViewerClose { readonly type: 'close', readonly from: number, readonly to: number }
@@ -53,9 +56,8 @@ export interface ViewerReport {
   readonly firstFailure?: string
 }
 
-/** The page's timings (console.js: POLL_MS, CALL_WAIT_MS and the multiples its `every` calls use). */
-const POLL_MS = 5_000
-const CALL_WAIT_MS = 20_000
+/** The page's timings, read off its source (the multiples of POLL_MS are its `every` calls'). */
+const { pollMs: POLL_MS, callWaitMs: CALL_WAIT_MS } = pagePace()
 /** A browser's connections per origin. */
 const MAX_CONNECTIONS = 6
 

@@ -23,6 +23,7 @@ const select = id => /** @type {HTMLSelectElement} */ ($(id))
 
 let signedIn = false
 let callsAfter = 0
+let primed = false
 /** @type {any[]} */
 let calls = []
 /** @type {any[]} */
@@ -123,6 +124,7 @@ async function signIn () {
   etags.clear()
   calls = []
   callsAfter = 0
+  primed = false
   followCalls(mine)
   every(mine, refreshSeries, POLL_MS)
   every(mine, refreshUpstreams, POLL_MS)
@@ -170,10 +172,12 @@ async function followCalls (mine) {
       continue
     }
     try {
-      const wait = callsAfter === 0 ? 0 : CALL_WAIT_MS
+      // The first read answers at once (the latest held); every later one waits, even on a gateway that has served no call yet.
+      const wait = primed ? CALL_WAIT_MS : 0
       const answer = await read(`console/calls?after=${callsAfter}&max=100&waitMs=${wait}`)
       if (mine !== generation) return
       callsAfter = answer.next
+      primed = true
       if (answer.calls.length > 0) {
         calls = calls.concat(answer.calls).slice(-CALLS_KEPT)
         if (!input('calls-pause').checked) renderCalls()
