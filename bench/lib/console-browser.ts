@@ -6,10 +6,10 @@
  * as bench/lib/console-viewer.ts; the calls the long poll brought are not counted (-1).
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { tally, type Answered } from './console-page.js'
 import type { ViewerClose, ViewerReport } from './console-viewer.js'
 
 interface Open { readonly type: 'open', readonly port: number, readonly key: string }
-interface Answered { readonly at: number, readonly read: string, readonly status: number, readonly bytes: number }
 
 const READS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\/console\/calls\?/, 'calls'], [/\/console\/series$/, 'series'], [/\/console\/upstreams$/, 'upstreams'],
@@ -52,16 +52,7 @@ async function close (from: number, to: number): Promise<ViewerReport> {
   const closing = page
   page = undefined
   await closing?.close()
-  const reads: Record<string, { requests: number, ok: number, notModified: number, failed: number, bytes: number }> = {}
-  for (const one of answered) {
-    if (one.at < from || one.at > to) continue
-    const count = reads[one.read] ??= { requests: 0, ok: 0, notModified: 0, failed: 0, bytes: 0 }
-    count.requests++
-    count.bytes += one.bytes
-    if (one.status === 200) count.ok++
-    else if (one.status === 304) count.notModified++
-    else count.failed++
-  }
+  const { reads } = tally(answered, from, to)
   const report: ViewerReport = { seconds: (to - from) / 1000, reads, callsSeen: -1, ...(firstFailure === undefined ? {} : { firstFailure }) }
   answered = []
   firstFailure = undefined

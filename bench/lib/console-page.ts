@@ -23,3 +23,25 @@ export function pagePace (): PagePace {
   }
   return { pollMs: constant('POLL_MS'), callWaitMs: constant('CALL_WAIT_MS'), callsPaceMs: constant('CALLS_PACE_MS', 0) }
 }
+
+/** One answer a viewer got: when, of which read, its status (-1: failed), its bytes, the calls it brought. */
+export interface Answered { readonly at: number, readonly read: string, readonly status: number, readonly bytes: number, readonly calls?: number }
+
+export type ReadCounts = Record<string, { requests: number, ok: number, notModified: number, failed: number, bytes: number }>
+
+/** The answers between `from` and `to` (epoch ms), counted by read; and the calls they brought. */
+export function tally (answered: readonly Answered[], from: number, to: number): { readonly reads: ReadCounts, readonly callsSeen: number } {
+  const reads: ReadCounts = {}
+  let callsSeen = 0
+  for (const one of answered) {
+    if (one.at < from || one.at > to) continue
+    const count = reads[one.read] ??= { requests: 0, ok: 0, notModified: 0, failed: 0, bytes: 0 }
+    count.requests++
+    count.bytes += one.bytes
+    if (one.status === 200) count.ok++
+    else if (one.status === 304) count.notModified++
+    else count.failed++
+    callsSeen += one.calls ?? 0
+  }
+  return { reads, callsSeen }
+}

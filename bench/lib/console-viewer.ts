@@ -23,7 +23,7 @@
  *    and `to` (epoch ms).
  */
 import { connect, type Socket } from 'node:net'
-import { pagePace } from './console-page.js'
+import { pagePace, tally, type Answered } from './console-page.js'
 
 export interface ViewerOpen {
   readonly type: 'open'
@@ -119,7 +119,6 @@ class Connection {
   }
 }
 
-interface Answered { readonly at: number, readonly read: string, readonly status: number, readonly bytes: number, readonly calls: number }
 
 let answered: Answered[] = []
 let firstFailure: string | undefined
@@ -223,18 +222,7 @@ function close (from: number, to: number): ViewerReport {
   for (const conn of [...idle, ...busy]) conn.socket.destroy()
   idle = []
   busy.clear()
-  const reads: Record<string, { requests: number, ok: number, notModified: number, failed: number, bytes: number }> = {}
-  let callsSeen = 0
-  for (const one of answered) {
-    if (one.at < from || one.at > to) continue
-    const count = reads[one.read] ??= { requests: 0, ok: 0, notModified: 0, failed: 0, bytes: 0 }
-    count.requests++
-    count.bytes += one.bytes
-    if (one.status === 200) count.ok++
-    else if (one.status === 304) count.notModified++
-    else count.failed++
-    callsSeen += one.calls
-  }
+  const { reads, callsSeen } = tally(answered, from, to)
   const report: ViewerReport = { seconds: (to - from) / 1000, reads, callsSeen, ...(firstFailure === undefined ? {} : { firstFailure }) }
   answered = []
   firstFailure = undefined

@@ -61,8 +61,11 @@ export async function consoleRoutes (parent: FastifyInstance, options: ConsoleRo
     if (waitMs > 0) {
       // A reader that goes away stops waiting: nothing is kept for it.
       const gone = new AbortController()
-      reply.raw.once('close', () => { gone.abort() })
+      const onClose = (): void => { gone.abort() }
+      reply.raw.once('close', onClose)
       await recent.waitAfter(after, waitMs, gone.signal)
+      // Answered: the close that follows every response must not abort (an AbortError built per read).
+      reply.raw.off('close', onClose)
     }
     const calls = recent.after(after, max)
     return { calls, next: calls.length === 0 ? Math.max(after, recent.next - 1) : calls[calls.length - 1]!.seq }
